@@ -1,0 +1,74 @@
+"""Find a ruleset by preset name or load a custom one from a TOML file.
+
+A custom ruleset file names the preset it extends and changes some of its fields::
+
+    extends = "classic"
+    name = "classic-six-dice"
+    dice = 6
+    three_pairs = true
+    three_pairs_value = 1500
+
+Keys are the field names of :class:`~arena.engine.rules.Ruleset` (``arena rules show`` lists
+them).  Unknown keys, wrong types and impossible combinations raise :class:`RulesetError`
+naming the key.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from arena.engine.presets import PRESETS
+from arena.engine.rules import Ruleset, RulesetError, rule_types
+
+EXTENDS_KEY = "extends"
+
+
+def load_ruleset(name_or_path: str | Path | Ruleset) -> Ruleset:
+    """A preset by name (``standard``, ``short``, ``classic``) or a ruleset from a TOML file."""
+    if isinstance(name_or_path, Ruleset):
+        return name_or_path
+    text = str(name_or_path)
+    if text in PRESETS:
+        return PRESETS[text]
+    path = Path(text)
+    if path.suffix.lower() != ".toml" and not path.exists():
+        known = ", ".join(PRESETS)
+        raise RulesetError("rules", f"unknown ruleset {text!r}: use one of {known} or a .toml file")
+    return load_ruleset_file(path)
+
+
+def load_ruleset_file(path: Path) -> Ruleset:
+    """Read a TOML file that extends a preset; see the module docstring for its form."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RulesetError("rules", f"no such ruleset file: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RulesetError("rules", f"cannot read {path}: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise RulesetError("rules", f"{path} is not valid TOML: {exc}") from None
+    return ruleset_from_mapping(data, default_name=path.stem)
+
+
+def ruleset_from_mapping(data: dict[str, Any], *, default_name: str = "custom") -> Ruleset:
+    """Build a ruleset from a mapping of field names, extending the preset named by ``extends``."""
+    data = dict(data)
+    base_name = data.pop(EXTENDS_KEY, None)
+    if base_name is None:
+        raise RulesetError(EXTENDS_KEY, f"missing: name the preset to extend ({', '.join(PRESETS)})")
+    if not isinstance(base_name, str) or base_name not in PRESETS:
+        raise RulesetError(EXTENDS_KEY, f"must name one of {', '.join(PRESETS)}, got {base_name!r}")
+    types = rule_types()
+    for key, value in data.items():
+        if key not in types:
+            raise RulesetError(key, f"unknown rule (known: {', '.join(types)})")
+        expected = types[key]
+        if type(value) is not expected:
+            raise RulesetError(
+                key, f"must be {expected.__name__}, got {type(value).__name__} {value!r}"
+            )
+    data.setdefault("name", default_name)
+    data.setdefault("description", f"{PRESETS[base_name].name} with changes from a file")
+    return PRESETS[base_name].replace(**data)

@@ -1,0 +1,240 @@
+"""Scoring: what a kept selection of dice is worth, and what a roll allows.
+
+The rules (001 and 000 "Was zählt", 002 "Wertungstabelle" and "Verbreitete Varianten"):
+
+- a single 1 is 100, a single 5 is 50; no other single die scores;
+- three of a kind is the face x 100, three 1s are 1000; each further equal die doubles
+  (002: four 1s 2000, five 1s 4000) or, as a variant, counts a fixed value or a fixed bonus;
+- optional whole-roll patterns: a straight (all dice of a roll in a run), three pairs (six dice,
+  three different faces; a four of a kind is not two pairs), two triplets (000: a bonus on top of
+  both triplets, different faces);
+- combinations add up within one roll only; a selection is legal only if every die in it scores
+  (002: keeping "3 and 5" is illegal, only the 5 may be kept);
+- a selection that can be read two ways scores its best reading;
+- a roll in which nothing scores is a farkle ("Niete").
+
+Every multiset of 1 to 6 dice is scored once per ruleset; :class:`ScoreTable` holds the results
+so that the game loop only looks things up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+from itertools import product
+
+from arena.engine.dice import (
+    FACES,
+    MAX_DICE,
+    OUTCOME_KEYS,
+    POW6,
+    all_multisets,
+    counts_of,
+    faces_of,
+    key_from_counts,
+    key_of,
+)
+from arena.engine.rules import Ruleset
+
+SINGLE_POINTS: dict[int, int] = {1: 100, 5: 50}
+
+
+def triple_value(face: int) -> int:
+    """Three of a kind: face x 100, and three 1s are 1000 (all three documents)."""
+    return 1000 if face == 1 else face * 100
+
+
+def kind_value(face: int, count: int, rules: Ruleset) -> int:
+    """Points of ``count`` (3 to 6) dice of one face under the ruleset's kind scoring."""
+    base = triple_value(face)
+    if count == 3 or rules.kind_scoring == "doubling":
+        return base << (count - 3)
+    if rules.kind_scoring == "fixed_values":
+        return (rules.four_of_a_kind, rules.five_of_a_kind, rules.six_of_a_kind)[count - 4]
+    return base + (count - 3) * rules.kind_bonus
+
+
+def _face_points(face: int, count: int, rules: Ruleset) -> int | None:
+    """Best points of ``count`` dice of one face, all of which must score; None if they can't."""
+    if count == 0:
+        return 0
+    single = SINGLE_POINTS.get(face)
+    best = count * single if single is not None else None
+    for group in range(3, count + 1):
+        if single is None and group != count:
+            continue  # a 2, 3, 4 or 6 scores only inside its group of equal dice
+        points = kind_value(face, group, rules) + (count - group) * (single or 0)
+        if best is None or points > best:
+            best = points
+    return best
+
+
+def _pattern_points(counts: tuple[int, ...], rules: Ruleset) -> int | None:
+    """Best whole-selection pattern (straight, three pairs, two triplets), or None."""
+    n = sum(counts)
+    best: int | None = None
+    if rules.straights and n == rules.dice and max(counts) == 1:
+        # A straight is all dice of a full roll in a run (002: "Alle Würfel eines Wurfs").
+        if n == 6:
+            best = rules.straight_1_to_6
+        elif counts[5] == 0:
+            best = rules.straight_1_to_5
+        elif counts[0] == 0:
+            best = rules.straight_2_to_6
+    if rules.three_pairs and n == 6 and sorted(counts) == [0, 0, 0, 2, 2, 2]:
+        best = max(best or 0, rules.three_pairs_value)
+    if rules.two_triplets_bonus and n == 6 and sorted(counts) == [0, 0, 0, 0, 3, 3]:
+        triplets = sum(triple_value(f) for f, c in zip(FACES, counts, strict=True) if c == 3)
+        best = max(best or 0, rules.two_triplets_bonus + triplets)
+    return best
+
+
+def best_score(counts: tuple[int, ...], rules: Ruleset) -> int | None:
+    """Points of keeping exactly these dice (counts per face), or None if some die scores nothing.
+
+    Every die must take part in the reading; of all readings the best one counts.
+    """
+    if sum(counts) == 0:
+        return None
+    total: int | None = 0
+    for face, count in zip(FACES, counts, strict=True):
+        points = _face_points(face, count, rules)
+        if points is None:
+            total = None
+            break
+        total += points
+    pattern = _pattern_points(counts, rules)
+    if pattern is not None and (total is None or pattern > total):
+        return pattern
+    return total
+
+
+@dataclass(frozen=True, slots=True)
+class Keep:
+    """One legal selection from a roll: which dice, their points, and the dice rolled next.
+
+    ``hot`` is True when every die of the roll scored ("Anschluss", "alle sechs verwertet"):
+    the player gets all dice back, so ``dice_left`` is the full number of dice.
+    """
+
+    dice: tuple[int, ...]
+    points: int
+    dice_left: int
+    hot: bool
+    key: int
+
+
+class ScoreTable:
+    """Everything the game loop asks about scoring, precomputed for one ruleset.
+
+    Built once per ruleset and process (see :func:`score_table`); immutable after that.
+    """
+
+    def __init__(self, rules: Ruleset) -> None:
+        self.rules = rules
+        self.points: dict[int, int] = {}
+        for n in range(1, rules.dice + 1):
+            for key in all_multisets(n):
+                points = best_score(counts_of(key), rules)
+                if points is not None:
+                    self.points[key] = points
+        #: roll key -> legal keeps, best points first; an empty tuple is a farkle.
+        self.keeps: dict[int, tuple[Keep, ...]] = {}
+        #: roll key -> keep key -> Keep, for validating a decision with one lookup.
+        self.keep_by_key: dict[int, dict[int, Keep]] = {}
+        #: roll key -> the dice in ascending order.
+        self.faces: dict[int, tuple[int, ...]] = {}
+        for n in range(1, rules.dice + 1):
+            for roll in all_multisets(n):
+                keeps = self._legal_keeps(roll, n)
+                self.keeps[roll] = keeps
+                self.keep_by_key[roll] = {k.key: k for k in keeps}
+                self.faces[roll] = faces_of(roll)
+        self.farkle_rolls: tuple[int, ...] = tuple(
+            sum(1 for key in OUTCOME_KEYS[n] if not self.keeps[key]) if n else 0
+            for n in range(rules.dice + 1)
+        )
+
+    def _legal_keeps(self, roll: int, n: int) -> tuple[Keep, ...]:
+        counts = counts_of(roll)
+        keeps = []
+        for sub in product(*(range(c + 1) for c in counts)):
+            key = key_from_counts(sub)
+            points = self.points.get(key)
+            if points is None:
+                continue
+            size = sum(sub)
+            hot = size == n
+            left = self.rules.dice if hot else n - size
+            keeps.append(Keep(faces_of(key), points, left, hot, key))
+        keeps.sort(key=lambda k: (-k.points, -k.dice_left, k.dice))
+        return tuple(keeps)
+
+    def farkle_probability(self, n_dice: int) -> Fraction:
+        """Exact chance that a roll of ``n_dice`` dice scores nothing, by enumeration."""
+        if not 1 <= n_dice <= self.rules.dice:
+            raise ValueError(f"n_dice must be 1 to {self.rules.dice}, got {n_dice}")
+        return Fraction(self.farkle_rolls[n_dice], POW6[n_dice])
+
+
+@lru_cache(maxsize=64)
+def score_table(rules: Ruleset) -> ScoreTable:
+    """The precomputed :class:`ScoreTable` of a ruleset, built once per process."""
+    return ScoreTable(rules)
+
+
+def _selection_key(dice: Iterable[int], rules: Ruleset) -> int:
+    dice = tuple(dice)
+    for die in dice:
+        if type(die) is not int or not 1 <= die <= 6:
+            raise ValueError(f"{die!r} is not a die face (1 to 6)")
+    if len(dice) > rules.dice:
+        raise ValueError(f"{len(dice)} dice, but the ruleset {rules.name!r} has {rules.dice}")
+    return key_of(dice)
+
+
+def score(dice: Iterable[int], rules: Ruleset) -> int | None:
+    """Points of keeping exactly these dice from one roll; None where some die does not score."""
+    key = _selection_key(dice, rules)
+    return score_table(rules).points.get(key) if key else None
+
+
+def legal_keeps(roll: Iterable[int], rules: Ruleset) -> tuple[Keep, ...]:
+    """Every legal selection from a roll, best points first; empty for a farkle."""
+    key = _selection_key(roll, rules)
+    if not key:
+        raise ValueError("a roll has at least one die")
+    return score_table(rules).keeps[key]
+
+
+def farkle_probability(n_dice: int, rules: Ruleset) -> float:
+    """Exact chance that a roll of ``n_dice`` dice scores nothing (002's table), by enumeration."""
+    return float(score_table(rules).farkle_probability(n_dice))
+
+
+def non_scoring_dice(dice: Iterable[int], rules: Ruleset) -> tuple[int, ...]:
+    """Faces in a selection that score in no reading (for explaining an illegal keep)."""
+    counts = counts_of(_selection_key(dice, rules))
+    if _pattern_points(counts, rules) is not None:
+        return ()
+    return tuple(
+        face for face, c in zip(FACES, counts, strict=True)
+        if c and _face_points(face, c, rules) is None
+    )
+
+
+__all__ = [
+    "MAX_DICE",
+    "Keep",
+    "ScoreTable",
+    "best_score",
+    "farkle_probability",
+    "kind_value",
+    "legal_keeps",
+    "non_scoring_dice",
+    "score",
+    "score_table",
+    "triple_value",
+]

@@ -1,0 +1,66 @@
+"""What a player sees and what it answers: :class:`TurnView` and :class:`Action`.
+
+Both are tuples, so they are immutable and cheap to build once per decision.  A view holds only
+values (numbers, tuples, the frozen ruleset and the shared, frozen :class:`Keep` records), never
+the game or its dice, so nothing reachable from it can change the game.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from arena.engine.rules import Ruleset
+from arena.engine.scoring import Keep
+
+
+class IllegalAction(ValueError):
+    """A decision the rules do not allow; the message says what was wrong."""
+
+
+class Action(NamedTuple):
+    """One decision after a roll: the dice to set aside, then bank (True) or roll on (False)."""
+
+    keep: tuple[int, ...]
+    bank: bool
+
+
+class TurnView(NamedTuple):
+    """The situation after a scoring roll, as the player to move may know it."""
+
+    rules: Ruleset
+    seat: int
+    n_players: int
+    scores: tuple[int, ...]
+    roll: tuple[int, ...]
+    turn_points: int  # points set aside earlier in this turn, before this roll
+    bank_minimum: int  # turn total needed before banking is allowed (entry or bar); 0 for none
+    legal_keeps: tuple[Keep, ...]  # best points first; each knows the dice rolled next
+    strikes: tuple[int, ...]  # per seat, with the rising bar (000)
+    farkle_streaks: tuple[int, ...]  # farkles in a row per seat
+    final_round: bool  # someone has reached the target; this is one of the last turns
+    turn: int  # this seat's turn number, from 0
+    roll_number: int  # rolls so far in this turn, this one included
+    playoff: bool  # a tie-break turn: only this turn's points count
+
+    @property
+    def score(self) -> int:
+        """The player's own banked score."""
+        return self.scores[self.seat]
+
+    @property
+    def points_to_target(self) -> int:
+        return self.rules.target - self.scores[self.seat]
+
+    def overshoots(self, keep: Keep) -> bool:
+        """True if keeping ``keep`` forfeits the turn by passing an exact target (001)."""
+        return (
+            self.rules.exact_target
+            and not self.playoff
+            and self.scores[self.seat] + self.turn_points + keep.points > self.rules.target
+        )
+
+    def bank_allowed(self, keep: Keep) -> bool:
+        """True if the engine accepts ``Action(keep.dice, bank=True)``."""
+        if keep.hot and self.rules.must_roll_after_hot_dice:
+            return False
+        return self.turn_points + keep.points >= self.bank_minimum
