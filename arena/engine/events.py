@@ -105,6 +105,16 @@ class GameOver:
 
 
 Event = (
-    TurnStarted | Rolled | Kept | Banked | Farkled | Overshot | Struck | StruckOut
-    | FarklePenalty | FinalRound | PlayoffStarted | GameOver
+    TurnStarted
+    | Rolled
+    | Kept
+    | Banked
+    | Farkled
+    | Overshot
+    | Struck
+    | StruckOut
+    | FarklePenalty
+    | FinalRound
+    | PlayoffStarted
+    | GameOver
 )

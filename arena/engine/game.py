@@ -192,8 +192,7 @@ class Game:
         self._turn_points = turn_points
         self._to_roll = keep.dice_left
         if self._emit is not None:
-            self._emit(ev.Kept(self._seat, keep.dice, keep.points, turn_points, keep.dice_left,
-                               keep.hot))
+            self._emit(ev.Kept(self._seat, keep.dice, keep.points, turn_points, keep.dice_left, keep.hot))
 
     def _roll_dice(self) -> bool:
         """Roll the dice in the cup; True if the roll scores, else end the turn as a farkle."""
@@ -221,8 +220,9 @@ class Game:
             entry = 0 if self._entered[seat] else rules.entry_threshold
             self._minimum = max(entry, self._bar) if rules.rising_bar else entry
         if self._emit is not None:
-            self._emit(ev.TurnStarted(seat, self._scores[seat], self._minimum,
-                                      self._playoff_queue is not None))
+            self._emit(
+                ev.TurnStarted(seat, self._scores[seat], self._minimum, self._playoff_queue is not None)
+            )
         return self._roll_dice()
 
     def _end_turn(self, *, banked: int | None, farkled: bool) -> None:
@@ -236,8 +236,11 @@ class Game:
         if self._playoff_queue is not None:
             self._playoff_points[seat] = banked or 0
             if emit is not None:
-                emit(ev.Banked(seat, banked, self._scores[seat]) if banked is not None
-                     else ev.Farkled(seat, lost))
+                emit(
+                    ev.Banked(seat, banked, self._scores[seat])
+                    if banked is not None
+                    else ev.Farkled(seat, lost)
+                )
             return
         if banked is not None:
             score = self._scores[seat] + banked
@@ -334,11 +337,18 @@ class Game:
         shares = tuple(share if s in winners else 0.0 for s in range(self.n_players))
         ranks = tuple(1 + sum(other > score for other in scores) for score in scores)
         # Playoff winners rank first among equal scores.
-        ranks = tuple(r if s in winners or scores[s] != max(scores) else r + len(winners)
-                      for s, r in enumerate(ranks))
+        ranks = tuple(
+            r if s in winners or scores[s] != max(scores) else r + len(winners) for s, r in enumerate(ranks)
+        )
         self._result = GameResult(
-            scores, winners, shares, ranks, tuple(self._turns), tuple(self._farkles),
-            self._round + 1, reason,
+            scores,
+            winners,
+            shares,
+            ranks,
+            tuple(self._turns),
+            tuple(self._farkles),
+            self._round + 1,
+            reason,
         )
         self._playoff_queue = None
         if self._emit is not None:
@@ -355,13 +365,13 @@ class Game:
         rules = self.rules
         entry = 0 if self._entered[seat] else rules.entry_threshold
         if rules.rising_bar and self._bar >= entry:
-            return f"the bar: the previous banked turn plus {rules.bar_step} (or {rules.bar_start} after a miss)"
+            return f"the bar: previous banked turn + {rules.bar_step}, {rules.bar_start} after a miss"
         return f"entry threshold {entry}: a player's first bank must reach it"
 
     def _explain_illegal_keep(self, action: object) -> str:
         roll = self._faces[self._roll]
         try:
-            keep_dice, bank = action  # type: ignore[misc]
+            keep_dice, _bank = action  # type: ignore[misc]
             keep = tuple(keep_dice)
         except Exception:
             return f"a decision must be Action(keep, bank), got {action!r}"
@@ -374,12 +384,12 @@ class Game:
         have = counts_of(self._roll)
         for face in range(6):
             if kept[face] > have[face]:
-                return (f"keep {keep}: the roll {roll} has {have[face]} die of face {face + 1}, "
-                        f"not {kept[face]}")
+                return (
+                    f"keep {keep}: the roll {roll} has {have[face]} die of face {face + 1}, not {kept[face]}"
+                )
         dead = non_scoring_dice(keep, self.rules)
         names = ", ".join(str(d) for d in dead) or "some die"
-        return (f"keep {keep} from {roll}: {names} scores nothing here; every kept die must "
-                "score")
+        return f"keep {keep} from {roll}: {names} scores nothing here; every kept die must score"
 
 
 def play(

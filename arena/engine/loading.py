@@ -66,9 +66,7 @@ def ruleset_from_mapping(data: dict[str, Any], *, default_name: str = "custom") 
             raise RulesetError(key, f"unknown rule (known: {', '.join(types)})")
         expected = types[key]
         if type(value) is not expected:
-            raise RulesetError(
-                key, f"must be {expected.__name__}, got {type(value).__name__} {value!r}"
-            )
+            raise RulesetError(key, f"must be {expected.__name__}, got {type(value).__name__} {value!r}")
     data.setdefault("name", default_name)
     data.setdefault("description", f"{PRESETS[base_name].name} with changes from a file")
     return PRESETS[base_name].replace(**data)

@@ -72,9 +72,7 @@ class Ruleset:
     four_of_a_kind: int = _rule(1000, "Points for four of a kind under kind_scoring 'fixed_values'.")
     five_of_a_kind: int = _rule(2000, "Points for five of a kind under kind_scoring 'fixed_values'.")
     six_of_a_kind: int = _rule(3000, "Points for six of a kind under kind_scoring 'fixed_values'.")
-    kind_bonus: int = _rule(
-        1000, "Points each die beyond three adds under kind_scoring 'fixed_bonus'."
-    )
+    kind_bonus: int = _rule(1000, "Points each die beyond three adds under kind_scoring 'fixed_bonus'.")
     straights: bool = _rule(
         False, "A roll of all dice showing a run of faces scores as a straight (001, 000, 002 variant)."
     )
@@ -168,23 +166,31 @@ def validate(rules: Ruleset) -> None:
         value = getattr(rules, name)
         # bool is a subclass of int: refuse True where a number is meant and vice versa.
         if type(value) is not expected:
-            raise RulesetError(
-                name, f"must be {expected.__name__}, got {type(value).__name__} {value!r}"
-            )
+            raise RulesetError(name, f"must be {expected.__name__}, got {type(value).__name__} {value!r}")
     if rules.dice not in (5, 6):
         raise RulesetError("dice", f"must be 5 or 6, got {rules.dice}")
-    for key in ("target", "bar_start", "straight_1_to_5", "straight_2_to_6", "straight_1_to_6",
-                "three_pairs_value", "four_of_a_kind", "five_of_a_kind", "six_of_a_kind"):
+    for key in (
+        "target",
+        "bar_start",
+        "straight_1_to_5",
+        "straight_2_to_6",
+        "straight_1_to_6",
+        "three_pairs_value",
+        "four_of_a_kind",
+        "five_of_a_kind",
+        "six_of_a_kind",
+    ):
         _check_points(rules, key, positive=True)
-    for key in ("entry_threshold", "kind_bonus", "two_triplets_bonus", "farkle_penalty",
-                "bar_step"):
+    for key in ("entry_threshold", "kind_bonus", "two_triplets_bonus", "farkle_penalty", "bar_step"):
         _check_points(rules, key)
     if rules.kind_scoring not in KIND_SCORINGS:
-        raise RulesetError("kind_scoring", f"must be one of {', '.join(KIND_SCORINGS)}, "
-                                           f"got {rules.kind_scoring!r}")
+        raise RulesetError(
+            "kind_scoring", f"must be one of {', '.join(KIND_SCORINGS)}, got {rules.kind_scoring!r}"
+        )
     if rules.final_round not in FINAL_ROUNDS:
-        raise RulesetError("final_round", f"must be one of {', '.join(FINAL_ROUNDS)}, "
-                                          f"got {rules.final_round!r}")
+        raise RulesetError(
+            "final_round", f"must be one of {', '.join(FINAL_ROUNDS)}, got {rules.final_round!r}"
+        )
     if rules.ties not in TIE_RULES:
         raise RulesetError("ties", f"must be one of {', '.join(TIE_RULES)}, got {rules.ties!r}")
     if rules.three_pairs and rules.dice != 6:

@@ -220,8 +220,7 @@ def non_scoring_dice(dice: Iterable[int], rules: Ruleset) -> tuple[int, ...]:
     if _pattern_points(counts, rules) is not None:
         return ()
     return tuple(
-        face for face, c in zip(FACES, counts, strict=True)
-        if c and _face_points(face, c, rules) is None
+        face for face, c in zip(FACES, counts, strict=True) if c and _face_points(face, c, rules) is None
     )
 
 
