@@ -15,6 +15,7 @@ naming the key.
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -35,7 +36,7 @@ def load_ruleset(name_or_path: str | Path | Ruleset) -> Ruleset:
     path = Path(text)
     if path.suffix.lower() != ".toml" and not path.exists():
         known = ", ".join(PRESETS)
-        raise RulesetError("rules", f"unknown ruleset {text!r}: use one of {known} or a .toml file")
+        raise RulesetError(text, f"unknown ruleset: use one of {known} or a .toml file")
     return load_ruleset_file(path)
 
 
@@ -44,12 +45,15 @@ def load_ruleset_file(path: Path) -> Ruleset:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise RulesetError("rules", f"no such ruleset file: {path}") from None
+        raise RulesetError(str(path), "no such ruleset file") from None
     except (OSError, UnicodeDecodeError) as exc:
-        raise RulesetError("rules", f"cannot read {path}: {exc}") from None
+        raise RulesetError(str(path), f"cannot read it: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
-        raise RulesetError("rules", f"{path} is not valid TOML: {exc}") from None
-    return ruleset_from_mapping(data, default_name=path.stem)
+        raise RulesetError(str(path), f"not valid TOML: {exc}") from None
+    try:
+        return ruleset_from_mapping(data, default_name=path.stem)
+    except RulesetError as exc:
+        raise RulesetError(exc.key, f"{exc.detail} (in {path})") from None
 
 
 def ruleset_from_mapping(data: dict[str, Any], *, default_name: str = "custom") -> Ruleset:
@@ -63,7 +67,9 @@ def ruleset_from_mapping(data: dict[str, Any], *, default_name: str = "custom") 
     types = rule_types()
     for key, value in data.items():
         if key not in types:
-            raise RulesetError(key, f"unknown rule (known: {', '.join(types)})")
+            close = difflib.get_close_matches(key, types, n=1)
+            hint = f"did you mean {close[0]!r}?" if close else "`arena rules show standard` lists them"
+            raise RulesetError(key, f"unknown rule; {hint}")
         expected = types[key]
         if type(value) is not expected:
             raise RulesetError(key, f"must be {expected.__name__}, got {type(value).__name__} {value!r}")

@@ -39,6 +39,7 @@ class RulesetError(ValueError):
     def __init__(self, key: str, message: str) -> None:
         super().__init__(f"{key}: {message}")
         self.key = key
+        self.detail = message
 
 
 def _rule(default: Any, doc: str) -> Any:

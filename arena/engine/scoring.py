@@ -56,59 +56,81 @@ def kind_value(face: int, count: int, rules: Ruleset) -> int:
     return base + (count - 3) * rules.kind_bonus
 
 
-def _face_points(face: int, count: int, rules: Ruleset) -> int | None:
-    """Best points of ``count`` dice of one face, all of which must score; None if they can't."""
+Reading = tuple[tuple[str, int], ...]
+"""A way to read a selection: its parts, each a label and its points."""
+
+_COUNT_WORDS = {1: "a", 2: "two", 3: "three", 4: "four", 5: "five", 6: "six"}
+
+
+def _face_reading(face: int, count: int, rules: Ruleset) -> Reading | None:
+    """Best reading of ``count`` dice of one face, all of which must score; None if they can't."""
     if count == 0:
-        return 0
+        return ()
     single = SINGLE_POINTS.get(face)
-    best = count * single if single is not None else None
+    best: Reading | None = None
+    if single is not None:
+        best = ((f"{_COUNT_WORDS[count]} {face}" + ("s" if count > 1 else ""), count * single),)
     for group in range(3, count + 1):
-        if single is None and group != count:
+        rest = count - group
+        if rest and single is None:
             continue  # a 2, 3, 4 or 6 scores only inside its group of equal dice
-        points = kind_value(face, group, rules) + (count - group) * (single or 0)
-        if best is None or points > best:
-            best = points
+        parts: Reading = ((f"{_COUNT_WORDS[group]} {face}s", kind_value(face, group, rules)),)
+        if rest:
+            parts += ((f"{_COUNT_WORDS[rest]} {face}" + ("s" if rest > 1 else ""), rest * single),)
+        if best is None or _total(parts) > _total(best):
+            best = parts
     return best
 
 
-def _pattern_points(counts: tuple[int, ...], rules: Ruleset) -> int | None:
+def _pattern_reading(counts: tuple[int, ...], rules: Ruleset) -> Reading | None:
     """Best whole-selection pattern (straight, three pairs, two triplets), or None."""
     n = sum(counts)
-    best: int | None = None
+    options: list[Reading] = []
     if rules.straights and n == rules.dice and max(counts) == 1:
         # A straight is all dice of a full roll in a run (002: "Alle Würfel eines Wurfs").
         if n == 6:
-            best = rules.straight_1_to_6
+            options.append((("straight 1-6", rules.straight_1_to_6),))
         elif counts[5] == 0:
-            best = rules.straight_1_to_5
+            options.append((("straight 1-5", rules.straight_1_to_5),))
         elif counts[0] == 0:
-            best = rules.straight_2_to_6
+            options.append((("straight 2-6", rules.straight_2_to_6),))
     if rules.three_pairs and n == 6 and sorted(counts) == [0, 0, 0, 2, 2, 2]:
-        best = max(best or 0, rules.three_pairs_value)
+        options.append((("three pairs", rules.three_pairs_value),))
     if rules.two_triplets_bonus and n == 6 and sorted(counts) == [0, 0, 0, 0, 3, 3]:
-        triplets = sum(triple_value(f) for f, c in zip(FACES, counts, strict=True) if c == 3)
-        best = max(best or 0, rules.two_triplets_bonus + triplets)
-    return best
+        parts: Reading = (("two triplets bonus", rules.two_triplets_bonus),)
+        parts += tuple((f"three {f}s", triple_value(f)) for f, c in zip(FACES, counts, strict=True) if c == 3)
+        options.append(parts)
+    return max(options, key=_total) if options else None
 
 
-def best_score(counts: tuple[int, ...], rules: Ruleset) -> int | None:
-    """Points of keeping exactly these dice (counts per face), or None if some die scores nothing.
+def _total(reading: Reading) -> int:
+    return sum(points for _, points in reading)
 
-    Every die must take part in the reading; of all readings the best one counts.
+
+def best_reading(counts: tuple[int, ...], rules: Ruleset) -> Reading | None:
+    """The best way to score keeping exactly these dice (counts per face), or None.
+
+    Every die must take part in the reading; of all readings the one with most points counts.
     """
     if sum(counts) == 0:
         return None
-    total: int | None = 0
+    by_face: Reading | None = ()
     for face, count in zip(FACES, counts, strict=True):
-        points = _face_points(face, count, rules)
-        if points is None:
-            total = None
+        part = _face_reading(face, count, rules)
+        if part is None:
+            by_face = None
             break
-        total += points
-    pattern = _pattern_points(counts, rules)
-    if pattern is not None and (total is None or pattern > total):
+        by_face += part
+    pattern = _pattern_reading(counts, rules)
+    if pattern is not None and (by_face is None or _total(pattern) > _total(by_face)):
         return pattern
-    return total
+    return by_face
+
+
+def best_score(counts: tuple[int, ...], rules: Ruleset) -> int | None:
+    """Points of keeping exactly these dice (counts per face), or None if some die scores nothing."""
+    reading = best_reading(counts, rules)
+    return None if reading is None else _total(reading)
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,13 +236,19 @@ def farkle_probability(n_dice: int, rules: Ruleset) -> float:
     return float(score_table(rules).farkle_probability(n_dice))
 
 
+def explain(dice: Iterable[int], rules: Ruleset) -> Reading | None:
+    """How a selection scores: the parts of its best reading, or None if it does not score."""
+    key = _selection_key(dice, rules)
+    return best_reading(counts_of(key), rules) if key else None
+
+
 def non_scoring_dice(dice: Iterable[int], rules: Ruleset) -> tuple[int, ...]:
     """Faces in a selection that score in no reading (for explaining an illegal keep)."""
     counts = counts_of(_selection_key(dice, rules))
-    if _pattern_points(counts, rules) is not None:
+    if _pattern_reading(counts, rules) is not None:
         return ()
     return tuple(
-        face for face, c in zip(FACES, counts, strict=True) if c and _face_points(face, c, rules) is None
+        face for face, c in zip(FACES, counts, strict=True) if c and _face_reading(face, c, rules) is None
     )
 
 
@@ -228,7 +256,9 @@ __all__ = [
     "MAX_DICE",
     "Keep",
     "ScoreTable",
+    "best_reading",
     "best_score",
+    "explain",
     "farkle_probability",
     "kind_value",
     "legal_keeps",

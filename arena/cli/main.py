@@ -1,0 +1,18 @@
+"""The ``arena`` command: entry point registered in pyproject.toml."""
+
+from __future__ import annotations
+
+import click
+
+from arena.cli.rules_commands import odds_command, rules_group, score_command
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="arena")
+def cli() -> None:
+    """Write bots for the dice game 10,000 and pit them against each other."""
+
+
+cli.add_command(rules_group)
+cli.add_command(score_command)
+cli.add_command(odds_command)
