@@ -8,7 +8,7 @@ See ``docs/rules.md`` for every rule, where it comes from, and the readings chos
 rule documents are open.
 """
 
-from arena.engine.dice import derive_seed
+from arena.engine.dice import ScriptedDice, derive_seed
 from arena.engine.game import DEFAULT_MAX_ROUNDS, Decider, Game, GameResult, play
 from arena.engine.loading import load_ruleset, ruleset_from_mapping
 from arena.engine.presets import CLASSIC, PRESETS, SHORT, STANDARD
@@ -30,6 +30,7 @@ __all__ = [
     "Keep",
     "Ruleset",
     "RulesetError",
+    "ScriptedDice",
     "TurnView",
     "derive_seed",
     "farkle_probability",

@@ -111,3 +111,28 @@ def roll_key(stream: int, index: int, n_dice: int) -> int:
     """The multiset rolled as the ``index``-th roll (from 0) of a turn's stream, with n dice."""
     draw = _mix((stream + (index + 1) * _GOLDEN) & _MASK)
     return OUTCOME_KEYS[n_dice][draw % POW6[n_dice]]
+
+
+class ScriptedDice:
+    """A roller that hands out given rolls in order, for tests and replays of real games.
+
+    Pass it as ``Game(..., roller=ScriptedDice(rolls))``.  Each roll must have as many dice as
+    the game asks for; running out of rolls is an error, so a script can't silently go stale.
+    """
+
+    def __init__(self, rolls: Iterable[Iterable[int]]) -> None:
+        self._rolls = [tuple(r) for r in rolls]
+        self._next = 0
+
+    @property
+    def remaining(self) -> int:
+        return len(self._rolls) - self._next
+
+    def __call__(self, stream: int, index: int, n_dice: int) -> int:
+        if self._next >= len(self._rolls):
+            raise LookupError(f"scripted dice ran out after {len(self._rolls)} rolls")
+        roll = self._rolls[self._next]
+        if len(roll) != n_dice:
+            raise ValueError(f"scripted roll {self._next} is {roll}, but {n_dice} dice are rolled")
+        self._next += 1
+        return key_of(roll)

@@ -32,6 +32,7 @@ DEFAULT_MAX_ROUNDS = 1000
 MAX_PLAYOFF_ROUNDS = 20
 
 Decider = Callable[[TurnView], Action]
+Roller = Callable[[int, int, int], int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,7 +60,12 @@ class Game:
         *,
         on_event: Callable[[ev.Event], None] | None = None,
         max_rounds: int = DEFAULT_MAX_ROUNDS,
+        roller: Roller = roll_key,
     ) -> None:
+        """``roller`` turns (turn stream, roll index, number of dice) into a roll; the default is
+        the seeded stream of :mod:`arena.engine.dice`.  Tests and replays pass
+        :class:`~arena.engine.dice.ScriptedDice` instead.
+        """
         if n_players < 1:
             raise ValueError(f"a game needs at least one player, got {n_players}")
         if max_rounds < 1:
@@ -73,6 +79,7 @@ class Game:
         self._faces = table.faces
         self._seed = derive_seed(seed)
         self._emit = on_event
+        self._roller = roller
         self._dice = rules.dice
         self._target = rules.target
         self._exact = rules.exact_target
@@ -196,7 +203,7 @@ class Game:
 
     def _roll_dice(self) -> bool:
         """Roll the dice in the cup; True if the roll scores, else end the turn as a farkle."""
-        self._roll = roll_key(self._stream, self._roll_index, self._to_roll)
+        self._roll = self._roller(self._stream, self._roll_index, self._to_roll)
         self._roll_index += 1
         if self._emit is not None:
             self._emit(ev.Rolled(self._seat, self._faces[self._roll]))
@@ -399,9 +406,10 @@ def play(
     *,
     on_event: Callable[[ev.Event], None] | None = None,
     max_rounds: int = DEFAULT_MAX_ROUNDS,
+    roller: Roller = roll_key,
 ) -> GameResult:
     """Play one game to the end; ``deciders[i]`` decides for seat i."""
-    game = Game(rules, len(deciders), seed, on_event=on_event, max_rounds=max_rounds)
+    game = Game(rules, len(deciders), seed, on_event=on_event, max_rounds=max_rounds, roller=roller)
     view = game.view
     apply = game.apply
     while game._result is None:
