@@ -389,11 +389,11 @@ class Game:
                 return f"{die!r} is not a die face (1 to 6)"
         kept = counts_of(key_of(keep))
         have = counts_of(self._roll)
-        for face in range(6):
-            if kept[face] > have[face]:
-                return (
-                    f"keep {keep}: the roll {roll} has {have[face]} die of face {face + 1}, not {kept[face]}"
-                )
+        for face in range(1, 7):
+            wanted, there = kept[face - 1], have[face - 1]
+            if wanted > there:
+                has = f"no {face}" if there == 0 else f"only {there} × {face}"
+                return f"keep {keep}: the roll {roll} has {has}"
         dead = non_scoring_dice(keep, self.rules)
         names = ", ".join(str(d) for d in dead) or "some die"
         return f"keep {keep} from {roll}: {names} scores nothing here; every kept die must score"
