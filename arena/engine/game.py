@@ -20,9 +20,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from arena.engine import events as ev
-from arena.engine.dice import FACE_KEY, counts_of, derive_seed, key_of, roll_key, turn_stream
+from arena.engine.dice import FACE_KEY, derive_seed, roll_key, turn_stream
 from arena.engine.rules import Ruleset
-from arena.engine.scoring import Keep, non_scoring_dice, score_table
+from arena.engine.scoring import Keep, score_table, why_not_legal
 from arena.engine.view import Action, IllegalAction, TurnView
 
 #: A game that has not ended after this many rounds stops; the highest score wins.  A safety
@@ -376,27 +376,12 @@ class Game:
         return f"entry threshold {entry}: a player's first bank must reach it"
 
     def _explain_illegal_keep(self, action: object) -> str:
-        roll = self._faces[self._roll]
         try:
             keep_dice, _bank = action  # type: ignore[misc]
             keep = tuple(keep_dice)
         except Exception:
             return f"a decision must be Action(keep, bank), got {action!r}"
-        if not keep:
-            return f"keep at least one scoring die; an empty keep is not allowed (roll {roll})"
-        for die in keep:
-            if not isinstance(die, int) or die not in FACE_KEY:
-                return f"{die!r} is not a die face (1 to 6)"
-        kept = counts_of(key_of(keep))
-        have = counts_of(self._roll)
-        for face in range(1, 7):
-            wanted, there = kept[face - 1], have[face - 1]
-            if wanted > there:
-                has = f"no {face}" if there == 0 else f"only {there} × {face}"
-                return f"keep {keep}: the roll {roll} has {has}"
-        dead = non_scoring_dice(keep, self.rules)
-        names = ", ".join(str(d) for d in dead) or "some die"
-        return f"keep {keep} from {roll}: {names} scores nothing here; every kept die must score"
+        return why_not_legal(keep, self._faces[self._roll], self.rules)
 
 
 def play(

@@ -252,6 +252,27 @@ def non_scoring_dice(dice: Iterable[int], rules: Ruleset) -> tuple[int, ...]:
     )
 
 
+def why_not_legal(keep: tuple[object, ...], roll: tuple[int, ...], rules: Ruleset) -> str:
+    """Why keeping ``keep`` from ``roll`` is not allowed, in one line (for illegal decisions)."""
+    if not keep:
+        return f"keep at least one scoring die; an empty keep is not allowed (roll {roll})"
+    for die in keep:
+        if not isinstance(die, int) or die not in FACES:
+            return f"{die!r} is not a die face (1 to 6)"
+    kept = counts_of(key_of(keep))  # type: ignore[arg-type]
+    have = counts_of(key_of(roll))
+    for face in FACES:
+        wanted, there = kept[face - 1], have[face - 1]
+        if wanted > there:
+            has = f"no {face}" if there == 0 else f"only {there} × {face}"
+            return f"keep {keep}: the roll {roll} has {has}"
+    dead = non_scoring_dice(keep, rules)  # type: ignore[arg-type]
+    if not dead:
+        return f"keep {keep} from {roll} is not a legal keep"
+    names = ", ".join(str(d) for d in dead)
+    return f"keep {keep} from {roll}: {names} scores nothing here; every kept die must score"
+
+
 __all__ = [
     "MAX_DICE",
     "Keep",
@@ -266,4 +287,5 @@ __all__ = [
     "score",
     "score_table",
     "triple_value",
+    "why_not_legal",
 ]

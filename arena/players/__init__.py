@@ -1,0 +1,33 @@
+"""Players: the Player protocol, the built-in strategies and how strategies are found.
+
+Write a strategy as a class with a ``name`` and ``decide(view) -> Action``; see
+``strategies/template.py`` for every field of the view.
+"""
+
+from arena.engine import Action, Keep, TurnView
+from arena.players.loading import (
+    BUILTINS,
+    ENTRY_POINT_GROUP,
+    PlayerSpec,
+    StrategyError,
+    available_strategies,
+    load_player_spec,
+)
+from arena.players.match import PlayerFault, play_match
+from arena.players.protocol import GameInfo, Player
+
+__all__ = [
+    "BUILTINS",
+    "ENTRY_POINT_GROUP",
+    "Action",
+    "GameInfo",
+    "Keep",
+    "Player",
+    "PlayerFault",
+    "PlayerSpec",
+    "StrategyError",
+    "TurnView",
+    "available_strategies",
+    "load_player_spec",
+    "play_match",
+]

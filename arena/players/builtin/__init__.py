@@ -1,0 +1,1 @@
+"""The built-in strategies, one small class per idea."""

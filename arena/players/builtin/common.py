@@ -1,0 +1,20 @@
+"""Small helpers the built-in strategies share."""
+
+from __future__ import annotations
+
+from arena.engine import Keep, TurnView
+
+
+def keeps_within_target(view: TurnView) -> tuple[Keep, ...]:
+    """The legal keeps that do not forfeit the turn by passing an exact target (001); all keeps
+    if every one of them does (one must be kept anyway)."""
+    if not view.rules.exact_target:
+        return view.legal_keeps
+    safe = tuple(k for k in view.legal_keeps if not view.overshoots(k))
+    return safe or view.legal_keeps
+
+
+def hits_target(view: TurnView, keep: Keep) -> bool:
+    """True if banking after ``keep`` reaches the target (exactly, under an exact target)."""
+    total = view.score + view.turn_points + keep.points
+    return total == view.rules.target if view.rules.exact_target else total >= view.rules.target

@@ -1,0 +1,21 @@
+"""``greedy``: take everything, bank at once."""
+
+from __future__ import annotations
+
+from arena.engine import Action, TurnView
+from arena.players.builtin.common import keeps_within_target
+
+
+class GreedyPlayer:
+    """Keeps every scoring die and banks as soon as it may.
+
+    The beginner's play 002 warns against ("Nicht alles rauslegen"): it never leaves a scoring
+    die in the cup and never risks a bank.  Under an exact target it skips keeps that would pass
+    the target, where it can.
+    """
+
+    name = "greedy"
+
+    def decide(self, view: TurnView) -> Action:
+        keep = max(keeps_within_target(view), key=lambda k: (len(k.dice), k.points))
+        return Action(keep.dice, view.bank_allowed(keep) and not view.overshoots(keep))

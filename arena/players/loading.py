@@ -1,0 +1,288 @@
+"""Find strategies: built-ins by name, Python files, importable modules and installed plugins.
+
+A player spec is ``REFERENCE[:PARAMS]``:
+
+- ``greedy``: a built-in strategy (``arena strategies list`` shows them);
+- ``strategies/my_bot.py:MyBot``: a class in a file; ``strategies/my_bot.py`` alone if the file
+  holds a single Player class;
+- ``my_package.bots:MyBot``: a class in an importable module;
+- ``my-bot``: a strategy an installed package declares as an entry point in the group
+  ``arena.strategies``;
+- ``threshold:bank_at=400,min_dice=3``: any of these with constructor parameters.
+
+Every bad reference raises :class:`StrategyError` with one line that says what is wrong.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import inspect
+import sys
+import typing
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any
+
+from arena.players.builtin.greedy import GreedyPlayer
+from arena.players.builtin.optimal import OptimalPlayer
+from arena.players.builtin.random_player import RandomPlayer
+from arena.players.builtin.tactician import Tactician
+from arena.players.builtin.threshold import ThresholdPlayer
+from arena.players.protocol import Player
+
+ENTRY_POINT_GROUP = "arena.strategies"
+
+BUILTINS: dict[str, type] = {
+    "random": RandomPlayer,
+    "greedy": GreedyPlayer,
+    "threshold": ThresholdPlayer,
+    "tactician": Tactician,
+    "optimal": OptimalPlayer,
+}
+
+
+class StrategyError(ValueError):
+    """A player spec that can't be turned into a player; the message is one line."""
+
+
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A resolved player spec: how to make a fresh player for each game."""
+
+    text: str  # as the user wrote it
+    label: str  # the name shown in results
+    cls: type
+    params: dict[str, Any] = field(default_factory=dict)
+    source: str = "built-in"
+
+    def create(self) -> Player:
+        return self.cls(**self.params)
+
+
+def description(cls: type) -> str:
+    """The first line of a strategy's docstring."""
+    doc = inspect.getdoc(cls) or ""
+    return doc.strip().splitlines()[0] if doc.strip() else "(no description)"
+
+
+def split_spec(text: str) -> tuple[str, str | None]:
+    """``REFERENCE[:PARAMS]`` -> (reference, params or None); params are the part after the
+    last colon when it holds an ``=``."""
+    head, sep, tail = text.rpartition(":")
+    if sep and "=" in tail:
+        return head, tail
+    return text, None
+
+
+def parse_params(cls: type, text: str | None, ref: str) -> dict[str, Any]:
+    """``bank_at=400,min_dice=3`` -> typed keyword arguments for ``cls``; one-line errors."""
+    if not text:
+        return {}
+    signature = inspect.signature(cls)
+    accepted = [
+        p for p in signature.parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
+    ]
+    names = ", ".join(p.name for p in accepted) or "none"
+    try:
+        hints = typing.get_type_hints(cls.__init__)
+    except Exception:
+        hints = {}
+    params: dict[str, Any] = {}
+    for item in text.split(","):
+        key, eq, raw = item.partition("=")
+        key, raw = key.strip(), raw.strip()
+        if not eq or not key:
+            raise StrategyError(f"{ref}: parameter {item!r} is not NAME=VALUE")
+        param = signature.parameters.get(key)
+        if param is None or param not in accepted:
+            raise StrategyError(f"{ref}: unknown parameter {key!r} (parameters: {names})")
+        kind = hints.get(key)
+        if kind is None and param.default is not inspect.Parameter.empty and param.default is not None:
+            kind = type(param.default)
+        params[key] = _convert(raw, kind, f"{ref}: {key}")
+    return params
+
+
+def _convert(raw: str, kind: Any, where: str) -> Any:
+    if kind is bool:
+        lowered = raw.lower()
+        if lowered in ("true", "yes", "1"):
+            return True
+        if lowered in ("false", "no", "0"):
+            return False
+        raise StrategyError(f"{where} must be true or false, got {raw!r}")
+    if kind in (int, float):
+        try:
+            return kind(raw)
+        except ValueError:
+            raise StrategyError(f"{where} must be {kind.__name__}, got {raw!r}") from None
+    if kind is str:
+        return raw
+    for guess in (int, float):  # no annotation: take the narrowest number that fits
+        try:
+            return guess(raw)
+        except ValueError:
+            pass
+    return raw
+
+
+def is_player_class(obj: object) -> bool:
+    return inspect.isclass(obj) and callable(getattr(obj, "decide", None))
+
+
+def load_player_spec(text: str) -> PlayerSpec:
+    """Resolve a player spec and check it makes a valid player; raises :class:`StrategyError`."""
+    text = text.strip()
+    if not text:
+        raise StrategyError("empty player spec")
+    ref, param_text = split_spec(text)
+    cls, source = _resolve(ref)
+    params = parse_params(cls, param_text, ref)
+    try:
+        player = cls(**params)
+    except (TypeError, ValueError) as exc:
+        raise StrategyError(f"{ref}: {' '.join(str(exc).split())}") from None
+    except Exception as exc:
+        raise StrategyError(f"{ref}: creating the player failed: {type(exc).__name__}: {exc}") from None
+    if not isinstance(player, Player):
+        missing = [m for m in ("name", "decide") if not hasattr(player, m)]
+        raise StrategyError(
+            f"{ref}: {cls.__name__} is not a Player: it needs {' and '.join(missing)} "
+            "(a name and a decide(view) -> Action method)"
+        )
+    name = str(player.name)
+    label = name if not param_text or "=" in name else f"{name}:{param_text}"
+    return PlayerSpec(text, label, cls, params, source)
+
+
+def _resolve(ref: str) -> tuple[type, str]:
+    if ref in BUILTINS:
+        return BUILTINS[ref], "built-in"
+    plugin = _entry_points().get(ref)
+    if plugin is not None:
+        try:
+            obj = plugin.load()
+        except Exception as exc:
+            raise StrategyError(
+                f"{ref}: the plugin's entry point {plugin.value!r} failed to load: "
+                f"{type(exc).__name__}: {exc}"
+            ) from None
+        if not is_player_class(obj):
+            raise StrategyError(f"{ref}: entry point {plugin.value!r} is not a Player class")
+        return obj, f"plugin {plugin.dist.name if plugin.dist else ''}".strip()
+    path_part, _, class_name = ref.partition(".py:")
+    if ref.endswith(".py") or class_name:
+        path = Path(ref if ref.endswith(".py") else path_part + ".py")
+        return _from_file(path, class_name or None), "file"
+    module_name, colon, class_name = ref.partition(":")
+    if colon and (module_name in BUILTINS or module_name in _entry_points()):
+        raise StrategyError(f"{module_name}: parameters are NAME=VALUE, got {class_name!r}")
+    if colon and module_name and class_name:
+        return _from_module(module_name, class_name), "module"
+    known = ", ".join(BUILTINS)
+    raise StrategyError(
+        f"unknown strategy {ref!r}: use a built-in ({known}), an installed plugin, "
+        "a file (path/to/bot.py[:Class]) or a module (package.module:Class)"
+    )
+
+
+def _entry_points() -> dict[str, Any]:
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def _import_file(path: Path) -> Any:
+    if not path.is_file():
+        raise StrategyError(f"{path}: no such file")
+    module_name = f"arena_user_strategy_{abs(hash(str(path.resolve()))):x}"
+    module = sys.modules.get(module_name)
+    if module is not None:
+        return module
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise StrategyError(f"{path}: cannot be imported as Python")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # so dataclasses, pickling and workers find it
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[module_name]
+        where = f" (line {exc.lineno})" if isinstance(exc, SyntaxError) and exc.lineno else ""
+        raise StrategyError(f"{path}: importing it failed: {type(exc).__name__}: {exc}{where}") from None
+    return module
+
+
+def _player_classes(module: Any) -> list[type]:
+    """Player classes defined in ``module`` itself (not imported into it), in name order."""
+    return sorted(
+        (obj for obj in vars(module).values() if is_player_class(obj) and obj.__module__ == module.__name__),
+        key=lambda c: c.__name__,
+    )
+
+
+def _from_file(path: Path, class_name: str | None) -> type:
+    module = _import_file(path)
+    if class_name:
+        obj = getattr(module, class_name, None)
+        if obj is None:
+            raise StrategyError(f"{path}: no class {class_name!r} in the file")
+        if not is_player_class(obj):
+            raise StrategyError(f"{path}: {class_name} is not a Player class (it needs a decide method)")
+        return obj
+    classes = _player_classes(module)
+    if len(classes) == 1:
+        return classes[0]
+    if not classes:
+        raise StrategyError(f"{path}: no Player class in the file (a class with a decide method)")
+    names = ", ".join(c.__name__ for c in classes)
+    raise StrategyError(f"{path}: several Player classes ({names}); name one as {path}:CLASS")
+
+
+def _from_module(module_name: str, class_name: str) -> type:
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            raise StrategyError(f"{module_name}:{class_name}: no module named {module_name!r}") from None
+        raise StrategyError(f"{module_name}: importing it failed: {exc}") from None
+    except Exception as exc:
+        raise StrategyError(f"{module_name}: importing it failed: {type(exc).__name__}: {exc}") from None
+    obj = getattr(module, class_name, None)
+    if obj is None:
+        raise StrategyError(f"{module_name}:{class_name}: no class {class_name!r} in {module_name}")
+    if not is_player_class(obj):
+        raise StrategyError(f"{module_name}:{class_name}: not a Player class (it needs a decide method)")
+    return obj
+
+
+@dataclass(frozen=True)
+class Available:
+    """One line of ``arena strategies list``."""
+
+    spec: str
+    source: str
+    description: str
+
+
+def available_strategies(folder: Path | None = Path("strategies")) -> list[Available]:
+    """Built-ins, installed plugins, and the Player classes in ``folder``'s ``*.py`` files."""
+    found = [Available(name, "built-in", description(cls)) for name, cls in BUILTINS.items()]
+    for name, ep in sorted(_entry_points().items()):
+        try:
+            text = description(ep.load())
+        except Exception as exc:
+            text = f"(fails to load: {type(exc).__name__}: {exc})"
+        found.append(Available(name, "plugin", text))
+    if folder is not None and folder.is_dir():
+        for path in sorted(folder.glob("*.py")):
+            if path.name.startswith("_"):
+                continue
+            try:
+                classes = _player_classes(_import_file(path))
+            except StrategyError as exc:
+                found.append(Available(path.as_posix(), "file", f"(fails to load: {exc})"))
+                continue
+            for cls in classes:
+                found.append(Available(f"{path.as_posix()}:{cls.__name__}", "file", description(cls)))
+    return found
