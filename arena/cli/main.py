@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from arena.cli.player_commands import play_command, solve_command, strategies_group
 from arena.cli.rules_commands import odds_command, rules_group, score_command
 
 
@@ -16,3 +17,6 @@ def cli() -> None:
 cli.add_command(rules_group)
 cli.add_command(score_command)
 cli.add_command(odds_command)
+cli.add_command(strategies_group)
+cli.add_command(solve_command)
+cli.add_command(play_command)

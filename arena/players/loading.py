@@ -62,9 +62,13 @@ class PlayerSpec:
 
 
 def description(cls: type) -> str:
-    """The first line of a strategy's docstring."""
+    """The first sentence of a strategy's docstring, on one line."""
     doc = inspect.getdoc(cls) or ""
-    return doc.strip().splitlines()[0] if doc.strip() else "(no description)"
+    paragraph = " ".join(doc.strip().split("\n\n")[0].split()).replace("``", "")
+    if not paragraph:
+        return "(no description)"
+    sentence, dot, _ = paragraph.partition(". ")
+    return sentence + "." if dot else paragraph
 
 
 def split_spec(text: str) -> tuple[str, str | None]:

@@ -15,10 +15,11 @@ DIE_IN_CUP = 150
 
 
 class Tactician:
-    """Plays by 002's tactics: keep a lone 1 rather than 1 + 5 to keep dice in the cup; bank by
-    dice left; risk more when far behind and bank earlier when far ahead; in the final round,
-    when behind, roll until past the leader or a farkle ("In der letzten Runde gibt es nichts
-    mehr zu verlieren").
+    """Plays by the tactics of the general guide (002, "Taktik: wann sichern?").
+
+    Keeps a lone 1 rather than 1 + 5 to keep dice in the cup; banks by dice left; risks more
+    when far behind and banks earlier when far ahead; in the final round, when behind, rolls
+    until past the leader or a farkle ("In der letzten Runde gibt es nichts mehr zu verlieren").
     """
 
     name = "tactician"

@@ -1,0 +1,115 @@
+"""``arena strategies list``, ``arena solve`` and ``arena play``: strategies on the command line."""
+
+from __future__ import annotations
+
+import secrets
+
+import click
+
+from arena.cli.output import echo_json, fail
+from arena.cli.render import GameNarrator
+from arena.cli.rules_commands import RULES_HELP, resolve_rules
+from arena.players import PlayerFault, StrategyError, available_strategies, load_player_spec, play_match
+from arena.players.human import HumanPlayer
+from arena.players.solver import solve_turn
+
+PLAYER_HELP = (
+    "A strategy: a built-in name with optional parameters (threshold:bank_at=400,min_dice=3), "
+    "path/to/bot.py[:Class], package.module:Class, or an installed plugin's name. Repeatable."
+)
+
+
+@click.group("strategies")
+def strategies_group() -> None:
+    """List the strategies that can play."""
+
+
+@strategies_group.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+def strategies_list(as_json: bool) -> None:
+    """Built-in strategies, installed plugins, and the Player classes in ./strategies/."""
+    found = available_strategies()
+    if as_json:
+        echo_json([{"spec": a.spec, "source": a.source, "description": a.description} for a in found])
+        return
+    width = max(len(a.spec) for a in found)
+    for a in found:
+        click.echo(f"{a.spec:<{width}}  {a.source:<8}  {a.description}")
+
+
+@click.command("solve")
+@click.option("--rules", "rules_name", default="standard", show_default=True, help=RULES_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+def solve_command(rules_name: str, as_json: bool) -> None:
+    """What the optimal-turn solver knows: expected points of one turn under optimal play with no
+    minimum to bank, and the turn total at which it banks, by dice left to roll."""
+    rules = resolve_rules(rules_name)
+    solution = solve_turn(rules)
+    table = {n: solution.bank_threshold(n) for n in range(1, rules.dice + 1)}
+    if as_json:
+        echo_json(
+            {
+                "rules": rules.name,
+                "expected_turn_points": round(solution.expected_turn_points, 4),
+                "bank_at": {str(n): t for n, t in table.items()},
+            }
+        )
+        return
+    click.echo(f"Optimal play of one turn under {rules.name}, with no minimum to bank")
+    click.echo(f"expected points per turn: {solution.expected_turn_points:.2f}")
+    click.echo("banks once the turn total reaches, by dice left to roll:")
+    for n, t in table.items():
+        note = "  (after hot dice)" if n == rules.dice else ""
+        shown = "never" if t is None else f"{t:,}"
+        click.echo(f"  {n} {'die ' if n == 1 else 'dice'}  {shown:>7}{note}")
+
+
+@click.command("play")
+@click.option("--rules", "rules_name", default="standard", show_default=True, help=RULES_HELP)
+@click.option("-p", "--player", "players", multiple=True, metavar="SPEC", help=PLAYER_HELP)
+@click.option("--seed", type=int, default=None, help="Seed of the dice (default: a random one, printed).")
+@click.option("--human", is_flag=True, help="Take the first seat yourself, at the terminal.")
+def play_command(rules_name: str, players: tuple[str, ...], seed: int | None, human: bool) -> None:
+    """Play one game and show it turn by turn."""
+    rules = resolve_rules(rules_name)
+    if not players and not human:
+        fail("name at least one player with -p SPEC (or play yourself with --human)")
+    try:
+        specs = [load_player_spec(text) for text in players]
+    except StrategyError as exc:
+        fail(str(exc))
+    seated = (
+        [
+            HumanPlayer(
+                ask=lambda prompt: click.prompt(prompt, prompt_suffix="", default="", show_default=False)
+            )
+        ]
+        if human
+        else []
+    )
+    seated += [spec.create() for spec in specs]
+    names = unique_names((["you"] if human else []) + [spec.label for spec in specs])
+    if seed is None:
+        seed = secrets.randbelow(1_000_000)
+    click.echo(f"{rules.name}: {rules.description}")
+    click.echo(
+        f"seed {seed} (replay with --seed {seed}); seats: "
+        + ", ".join(f"{i} {name}" for i, name in enumerate(names))
+    )
+    narrator = GameNarrator(rules, names, click.echo)
+    try:
+        play_match(rules, seated, seed, on_event=narrator)
+    except PlayerFault as fault:
+        if isinstance(fault.__cause__, (click.Abort, EOFError)):
+            fail("game abandoned at the prompt", 1)
+        fail(f"{names[fault.seat]} (seat {fault.seat}) lost the game: {fault.status}: {fault.reason}", 1)
+
+
+def unique_names(raw: list[str]) -> list[str]:
+    """Seat names, with #2, #3 ... added where two seats would share one."""
+    seen: dict[str, int] = {}
+    names = []
+    for name in raw:
+        seen[name] = seen.get(name, 0) + 1
+        names.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
+    return names

@@ -1,0 +1,65 @@
+"""A template to copy: every field a strategy can see, explained.
+
+Run it against the built-ins:
+
+    arena play --rules standard -p strategies/template.py -p optimal --seed 1
+"""
+
+from __future__ import annotations
+
+from arena.players import Action, GameInfo, TurnView
+
+
+class Template:
+    """Keeps the most points and banks at 400, or with fewer than three dice left (a template)."""
+
+    # The name shown in results.  Strategies with parameters usually put them in the name.
+    name = "template"
+
+    def start_game(self, info: GameInfo) -> None:
+        """Optional.  Called once before the first roll of each game.
+
+        info.rules      the Ruleset in play (every rule as a field; `arena rules show NAME`)
+        info.seat       your seat, 0 is the first to play
+        info.n_players  how many seats
+        info.names      every seat's player name
+        info.rng        a random.Random for your own choices: seeded per game and seat,
+                        separate from the dice, so your play is reproducible
+        """
+        self.rng = info.rng
+
+    def decide(self, view: TurnView) -> Action:
+        """Called after every roll that scores.  Return Action(keep, bank).
+
+        view.roll            the dice just rolled, ascending, e.g. (1, 3, 5, 5, 6)
+        view.turn_points     points set aside earlier this turn (before this roll)
+        view.legal_keeps     every legal selection from the roll, best points first; each has
+                               .dice       the dice to set aside, e.g. (1, 5)
+                               .points     what they score
+                               .dice_left  dice rolled next if you roll on (hot dice: all again)
+                               .hot        True if every die of the roll scores ("hot dice")
+        view.bank_minimum    turn total needed before banking is allowed (entry threshold or
+                             rising bar); 0 if none
+        view.scores          every seat's banked score;  view.score is yours
+        view.seat            your seat;  view.n_players  how many seats
+        view.rules           the Ruleset (view.rules.target, .exact_target, .dice, ...)
+        view.points_to_target  points you still need to reach the target
+        view.strikes         strikes per seat (rising bar, 000);  view.farkle_streaks  farkles
+                             in a row per seat
+        view.final_round     True once someone has reached the target: your last turn
+        view.turn            your turn number in this game, from 0
+        view.roll_number     rolls so far this turn, this one included
+        view.playoff         True in a tie-break turn, where only this turn's points count
+        view.bank_allowed(keep)  True if banking after that keep is allowed
+        view.overshoots(keep)    True if that keep passes an exact target (the turn is lost)
+
+        Return Action(keep.dice, bank): bank=True banks the turn's points after setting the
+        keep aside; bank=False rolls the dice left.  An illegal action loses the game.
+        """
+        keep = view.legal_keeps[0]  # the most points
+        total = view.turn_points + keep.points
+        wants_bank = total >= 400 or keep.dice_left < 3
+        return Action(keep.dice, wants_bank and view.bank_allowed(keep))
+
+    def end_game(self, result) -> None:
+        """Optional.  Called after the game with its GameResult (scores, winners, turns, ...)."""
