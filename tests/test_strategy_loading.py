@@ -108,7 +108,7 @@ def test_every_example_strategy_plays_a_legal_game(example: Path) -> None:
         ("missing/bot.py", "missing/bot.py: no such file"),
         ("no_such_module_xyz:Bot", "no_such_module_xyz:Bot: no module named 'no_such_module_xyz'"),
         ("arena.players.protocol:Nope", "no class 'Nope' in arena.players.protocol"),
-        ("arena.players.protocol:GameInfo", "not a Player class (it needs a decide method)"),
+        ("arena.players.protocol:GameInfo", "GameInfo is not a Player class (it needs a decide method)"),
     ],
 )
 def test_bad_references_are_one_clear_line(text: str, message: str) -> None:

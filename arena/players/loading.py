@@ -225,15 +225,20 @@ def _player_classes(module: Any) -> list[type]:
     )
 
 
+def _named_class(module: Any, class_name: str, ref: str, place: str) -> type:
+    """``module.class_name`` if it is a Player class; else a one-line error about ``ref``."""
+    obj = getattr(module, class_name, None)
+    if obj is None:
+        raise StrategyError(f"{ref}: no class {class_name!r} in {place}")
+    if not is_player_class(obj):
+        raise StrategyError(f"{ref}: {class_name} is not a Player class (it needs a decide method)")
+    return obj
+
+
 def _from_file(path: Path, class_name: str | None) -> type:
     module = _import_file(path)
     if class_name:
-        obj = getattr(module, class_name, None)
-        if obj is None:
-            raise StrategyError(f"{path}: no class {class_name!r} in the file")
-        if not is_player_class(obj):
-            raise StrategyError(f"{path}: {class_name} is not a Player class (it needs a decide method)")
-        return obj
+        return _named_class(module, class_name, str(path), "the file")
     classes = _player_classes(module)
     if len(classes) == 1:
         return classes[0]
@@ -252,12 +257,7 @@ def _from_module(module_name: str, class_name: str) -> type:
         raise StrategyError(f"{module_name}: importing it failed: {exc}") from None
     except Exception as exc:
         raise StrategyError(f"{module_name}: importing it failed: {type(exc).__name__}: {exc}") from None
-    obj = getattr(module, class_name, None)
-    if obj is None:
-        raise StrategyError(f"{module_name}:{class_name}: no class {class_name!r} in {module_name}")
-    if not is_player_class(obj):
-        raise StrategyError(f"{module_name}:{class_name}: not a Player class (it needs a decide method)")
-    return obj
+    return _named_class(module, class_name, f"{module_name}:{class_name}", module_name)
 
 
 @dataclass(frozen=True)
