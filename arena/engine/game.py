@@ -126,6 +126,8 @@ class Game:
 
     def view(self) -> TurnView:
         """The situation of the seat to decide, as an immutable value."""
+        if self._result is not None:
+            raise RuntimeError("the game is over: there is no decision to make")
         roll = self._roll
         return TurnView(
             self.rules,
@@ -159,8 +161,12 @@ class Game:
             raise IllegalAction("the game is over")
         try:
             keep_dice, bank = action
+            if len(keep_dice) > self._to_roll:
+                raise KeyError  # more dice than were rolled (and a face count past 7 would alias)
             key = 0
             for die in keep_dice:
+                if type(die) is not int:
+                    raise KeyError  # True and 1.0 hash like 1: refuse, don't correct
                 key += FACE_KEY[die]
             keep = self._keep_by_key[self._roll][key]
         except Exception:
@@ -308,10 +314,11 @@ class Game:
                 self._final_left -= 1
             seat = (self._seat + 1) % self.n_players
             if seat == 0:
-                self._round += 1
-                if self._round >= self.max_rounds:
+                # The limit never cuts the final turns short: they are bounded anyway.
+                if self._round + 1 >= self.max_rounds and self._final_left is None:
                     self._finish(reason="round_limit")
                     continue
+                self._round += 1
             if self._start_turn(seat):
                 return
 

@@ -50,6 +50,7 @@ CLASSIC = Ruleset(
     exact_target=False,  # 002: "10.350 zählen genauso wie 10.000"
     entry_threshold=350,  # 002: "Verbreitet ist ein Einstieg von 350 Punkten."
     must_roll_after_hot_dice=False,  # 002: "nach einem Anschluss auch sofort sichern"
+    three_pairs_value=1500,  # 002 variant (off here): "drei verschiedene Paare ... zählen 1.500"
     final_round="rest_of_round",  # 002: "Alle, die in dieser Runde noch nicht dran waren"
     ties="share",  # 002: "Bei Gleichstand teilen sich die Spieler den Sieg"
 )

@@ -20,10 +20,10 @@ so that the game loop only looks things up.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from itertools import product
+from typing import NamedTuple
 
 from arena.engine.dice import (
     FACES,
@@ -133,12 +133,12 @@ def best_score(counts: tuple[int, ...], rules: Ruleset) -> int | None:
     return None if reading is None else _total(reading)
 
 
-@dataclass(frozen=True, slots=True)
-class Keep:
+class Keep(NamedTuple):
     """One legal selection from a roll: which dice, their points, and the dice rolled next.
 
     ``hot`` is True when every die of the roll scored ("Anschluss", "alle sechs verwertet"):
-    the player gets all dice back, so ``dice_left`` is the full number of dice.
+    the player gets all dice back, so ``dice_left`` is the full number of dice.  A tuple, so the
+    records the engine shares between games can't be changed through a view.
     """
 
     dice: tuple[int, ...]
@@ -254,10 +254,12 @@ def non_scoring_dice(dice: Iterable[int], rules: Ruleset) -> tuple[int, ...]:
 
 def why_not_legal(keep: tuple[object, ...], roll: tuple[int, ...], rules: Ruleset) -> str:
     """Why keeping ``keep`` from ``roll`` is not allowed, in one line (for illegal decisions)."""
+    if len(keep) > len(roll):
+        return f"keep {keep}: {len(keep)} dice, but only {len(roll)} were rolled"
     if not keep:
         return f"keep at least one scoring die; an empty keep is not allowed (roll {roll})"
     for die in keep:
-        if not isinstance(die, int) or die not in FACES:
+        if type(die) is not int or die not in FACES:
             return f"{die!r} is not a die face (1 to 6)"
     kept = counts_of(key_of(keep))  # type: ignore[arg-type]
     have = counts_of(key_of(roll))

@@ -60,7 +60,9 @@ class TurnView(NamedTuple):
         )
 
     def bank_allowed(self, keep: Keep) -> bool:
-        """True if the engine accepts ``Action(keep.dice, bank=True)``."""
+        """True if banking after ``keep`` is allowed: the turn meets the minimum, and the keep is
+        not hot dice under ``must_roll_after_hot_dice``.  (A keep that overshoots an exact target
+        forfeits the turn whatever ``bank`` says; see :meth:`overshoots`.)"""
         if keep.hot and self.rules.must_roll_after_hot_dice:
             return False
         return self.turn_points + keep.points >= self.bank_minimum
