@@ -40,6 +40,7 @@ class Template:
                                .hot        True if every die of the roll scores ("hot dice")
         view.bank_minimum    turn total needed before banking is allowed (entry threshold or
                              rising bar); 0 if none
+        view.points_to_bank  what this turn still needs to reach bank_minimum
         view.scores          every seat's banked score;  view.score is yours
         view.seat            your seat;  view.n_players  how many seats
         view.rules           the Ruleset (view.rules.target, .exact_target, .dice, ...)

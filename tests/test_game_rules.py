@@ -172,6 +172,7 @@ def test_000_bank_below_the_bar_is_refused() -> None:
     script = ScriptedGame(SHORT, 2, [(4, 4, 4, 2, 3, 6), (4, 4, 4, 2, 3, 6)], [((4, 4, 4), True)])
     script.run()
     assert script.game.view().bank_minimum == 450
+    assert script.game.view().points_to_bank == 450
     with pytest.raises(IllegalAction, match="at least 450 before banking \\(the bar"):
         script.game.apply(Action((4, 4, 4), True))
 

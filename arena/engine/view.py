@@ -48,6 +48,11 @@ class TurnView(NamedTuple):
         return self.scores[self.seat]
 
     @property
+    def points_to_bank(self) -> int:
+        """Points this turn still needs before banking is allowed (entry or bar); 0 if none."""
+        return max(0, self.bank_minimum - self.turn_points)
+
+    @property
     def points_to_target(self) -> int:
         return self.rules.target - self.scores[self.seat]
 

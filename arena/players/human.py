@@ -22,7 +22,7 @@ class HumanPlayer:
 
     def decide(self, view: TurnView) -> Action:
         tell = self._tell
-        need = max(0, view.bank_minimum - view.turn_points)
+        need = view.points_to_bank
         status = f"turn so far {view.turn_points}" + (f", {need} more needed to bank" if need else "")
         tell(f"  Your roll: {' '.join(map(str, view.roll))}   ({status})")
         for letter, keep in zip(LETTERS, view.legal_keeps, strict=False):
