@@ -135,3 +135,12 @@ def test_scripted_dice_must_fit_the_cup() -> None:
     dice = ScriptedDice([])
     with pytest.raises(LookupError, match="ran out"):
         dice(0, 0, 1)
+
+
+def test_seat_streams_are_the_turn_streams() -> None:
+    from arena.engine.dice import next_turn_stream, seat_streams
+
+    bases = seat_streams(derive_seed(77), 4)
+    for seat in range(4):
+        for turn in range(50):
+            assert next_turn_stream(bases[seat], turn) == turn_stream(derive_seed(77), seat, turn)

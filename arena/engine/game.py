@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from arena.engine import events as ev
-from arena.engine.dice import FACE_KEY, derive_seed, roll_key, turn_stream
+from arena.engine.dice import FACE_KEY, derive_seed, next_turn_stream, roll_key, seat_streams
 from arena.engine.rules import Ruleset
 from arena.engine.scoring import Keep, score_table, why_not_legal
 from arena.engine.view import Action, IllegalAction, TurnView
@@ -77,7 +77,7 @@ class Game:
         self._keeps = table.keeps
         self._keep_by_key = table.keep_by_key
         self._faces = table.faces
-        self._seed = derive_seed(seed)
+        self._seat_streams = seat_streams(derive_seed(seed), n_players)
         self._emit = on_event
         self._roller = roller
         self._dice = rules.dice
@@ -223,7 +223,7 @@ class Game:
         self._seat = seat
         self._turn_points = 0
         self._to_roll = self._dice
-        self._stream = turn_stream(self._seed, seat, self._turns[seat])
+        self._stream = next_turn_stream(self._seat_streams[seat], self._turns[seat])
         self._turns[seat] += 1
         self._roll_index = 0
         if self._playoff_queue is not None:
