@@ -6,6 +6,7 @@ import click
 
 from arena.cli.player_commands import play_command, solve_command, strategies_group
 from arena.cli.rules_commands import odds_command, rules_group, score_command
+from arena.cli.tournament_command import tournament_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -14,6 +15,7 @@ def cli() -> None:
     """Write bots for the dice game 10,000 and pit them against each other."""
 
 
+cli.add_command(tournament_command)
 cli.add_command(rules_group)
 cli.add_command(score_command)
 cli.add_command(odds_command)

@@ -146,6 +146,10 @@ class Game:
             self._playoff_queue is not None,
         )
 
+    def snapshot(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
+        """Scores, turns and farkles per seat as they stand (also before the game is over)."""
+        return self._scores_t, tuple(self._turns), tuple(self._farkles)
+
     def result(self) -> GameResult:
         if self._result is None:
             raise RuntimeError("the game is not over yet")

@@ -8,24 +8,28 @@ reason, so a tournament can record it and go on.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 
 from arena.engine import DEFAULT_MAX_ROUNDS, Game, GameResult, IllegalAction, Ruleset, derive_seed
 from arena.engine.events import Event
 from arena.players.protocol import GameInfo, Player
+from arena.players.timeout import MoveClock, MoveTimeout, move_clock
 
 #: Mixed into strategy seeds so that a strategy's random stream never equals a dice stream.
 STRATEGY_SEED_SALT = 0x5354524154454759  # "STRATEGY"
 
 
 class PlayerFault(Exception):
-    """A player broke the game: it raised, or returned an illegal action."""
+    """A player broke the game: it raised (``error``), returned an illegal action (``illegal``)
+    or ran past the move timeout (``timeout``).  ``game`` is the game as it stood."""
 
-    def __init__(self, seat: int, status: str, reason: str) -> None:
+    def __init__(self, seat: int, status: str, reason: str, game: Game | None = None) -> None:
         super().__init__(f"seat {seat}: {status}: {reason}")
         self.seat = seat
         self.status = status
         self.reason = reason
+        self.game = game
 
 
 def one_line(exc: BaseException) -> str:
@@ -40,17 +44,37 @@ def play_match(
     *,
     on_event: Callable[[Event], None] | None = None,
     max_rounds: int = DEFAULT_MAX_ROUNDS,
+    move_timeout: float | None = None,
 ) -> GameResult:
-    """Play one game; ``players[i]`` sits in seat i.  Raises :class:`PlayerFault`."""
+    """Play one game; ``players[i]`` sits in seat i.  Raises :class:`PlayerFault`.
+
+    With ``move_timeout`` (seconds) a decision, or a hook, that runs longer loses the game.
+    """
     names = tuple(str(getattr(p, "name", type(p).__name__)) for p in players)
     n = len(players)
+    clock = move_clock() if move_timeout is not None else None
+    if clock is not None:
+        clock.arm(move_timeout)
     for seat, player in enumerate(players):
         start = getattr(player, "start_game", None)
         if start is not None:
             info = GameInfo(rules, seat, n, names, derive_seed(seed, STRATEGY_SEED_SALT, seat))
-            _call(seat, start, info)
+            _call(seat, start, info, clock)
     deciders = [p.decide for p in players]
     game = Game(rules, n, seed, on_event=on_event, max_rounds=max_rounds)
+    if move_timeout is None:
+        _loop(game, deciders)
+    else:
+        _timed_loop(game, deciders, move_timeout)
+    result = game.result()
+    for seat, player in enumerate(players):
+        end = getattr(player, "end_game", None)
+        if end is not None:
+            _call(seat, end, result, clock)
+    return result
+
+
+def _loop(game: Game, deciders: list[Callable]) -> None:
     view = game.view
     apply = game.apply
     while not game.over:
@@ -58,21 +82,55 @@ def play_match(
         try:
             action = deciders[seat](view())
         except Exception as exc:
-            raise PlayerFault(seat, "error", one_line(exc)) from exc
+            raise PlayerFault(seat, "error", one_line(exc), game) from exc
         try:
             apply(action)
         except IllegalAction as exc:
-            raise PlayerFault(seat, "illegal", str(exc)) from None
-    result = game.result()
-    for seat, player in enumerate(players):
-        end = getattr(player, "end_game", None)
-        if end is not None:
-            _call(seat, end, result)
-    return result
+            raise PlayerFault(seat, "illegal", str(exc), game) from None
 
 
-def _call(seat: int, hook: Callable[..., object], arg: object) -> None:
+def _timed_loop(game: Game, deciders: list[Callable], limit: float) -> None:
+    """The game loop with each decision timed against ``limit`` seconds."""
+    clock = move_clock()
+    view = game.view
+    apply = game.apply
+    now = time.perf_counter
+    while not game.over:
+        seat = game.seat
+        situation = view()
+        try:
+            clock.started = now()
+            action = deciders[seat](situation)
+            overran = clock.overran()
+        except MoveTimeout as exc:
+            raise PlayerFault(seat, "timeout", str(exc), game) from None
+        except Exception as exc:
+            overran = clock.overran()
+            if not overran:
+                raise PlayerFault(seat, "error", one_line(exc), game) from exc
+        finally:
+            clock.started = None
+        if overran:
+            raise PlayerFault(seat, "timeout", f"no decision within {limit:g} s", game)
+        try:
+            apply(action)
+        except IllegalAction as exc:
+            raise PlayerFault(seat, "illegal", str(exc), game) from None
+
+
+def _call(seat: int, hook: Callable[..., object], arg: object, clock: MoveClock | None) -> None:
     try:
+        if clock is not None:
+            clock.started = time.perf_counter()
         hook(arg)
+        if clock is not None and clock.overran():
+            raise PlayerFault(seat, "timeout", f"{hook.__name__} took longer than {clock.limit:g} s")
+    except MoveTimeout as exc:
+        raise PlayerFault(seat, "timeout", f"{hook.__name__}: {exc}") from None
+    except PlayerFault:
+        raise
     except Exception as exc:
         raise PlayerFault(seat, "error", one_line(exc)) from exc
+    finally:
+        if clock is not None:
+            clock.started = None

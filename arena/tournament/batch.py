@@ -1,0 +1,97 @@
+"""Play a range of scheduled games and return their rows: the work one task does.
+
+Runs in worker processes (or in the main process with one worker).  Each game gets fresh
+player objects, so no strategy carries anything from one game into another, and a faulty
+strategy loses only the game it broke.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from arena.players import PlayerFault, play_match
+from arena.tournament.rows import csv_field, fault_rows, game_rows
+from arena.tournament.schedule import Schedule
+from arena.tournament.spec import TournamentSpec
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    start: int
+    stop: int
+    rows: str  # CSV text of the games start..stop-1, in order
+    faults: int
+
+
+class BatchPlayer:
+    """Plays batches of one tournament; built once per worker process."""
+
+    def __init__(self, spec: TournamentSpec) -> None:
+        self.spec = spec
+        self.schedule = Schedule(spec)
+        self._ruleset_fields = [csv_field(r.name) for r in spec.rulesets]
+        self._player_fields = [csv_field(label) for label in spec.labels]
+
+    def play(self, start: int, stop: int) -> BatchResult:
+        spec = self.spec
+        slot_of = self.schedule.slot
+        rulesets = spec.rulesets
+        players = spec.players
+        timeout = spec.move_timeout
+        max_rounds = spec.max_rounds
+        parts: list[str] = []
+        faults = 0
+        for game in range(start, stop):
+            slot = slot_of(game)
+            names = [self._player_fields[i] for i in slot.seats]
+            ruleset = self._ruleset_fields[slot.ruleset]
+            try:
+                seated = [players[i].create() for i in slot.seats]
+            except Exception as exc:
+                # A constructor that fails now (it worked when the spec was checked) loses the game.
+                bad = next(i for i, p in enumerate(slot.seats) if not _creates(players[p]))
+                faults += 1
+                zeros = (0,) * len(names)
+                parts.append(
+                    fault_rows(
+                        ruleset,
+                        game,
+                        slot.deal,
+                        slot.seed,
+                        names,
+                        zeros,
+                        zeros,
+                        zeros,
+                        bad,
+                        "error",
+                        f"creating the player failed: {type(exc).__name__}: {exc}",
+                    )
+                )
+                continue
+            try:
+                result = play_match(
+                    rulesets[slot.ruleset], seated, slot.seed, max_rounds=max_rounds, move_timeout=timeout
+                )
+            except PlayerFault as fault:
+                faults += 1
+                parts.append(self._fault(ruleset, slot.game, slot.deal, slot.seed, names, fault))
+                continue
+            parts.append(game_rows(ruleset, game, slot.deal, slot.seed, names, result))
+        return BatchResult(start, stop, "".join(parts), faults)
+
+    @staticmethod
+    def _fault(ruleset: str, game: int, deal: int, seed: int, names: list[str], fault: PlayerFault) -> str:
+        n = len(names)
+        state = fault.game.snapshot() if fault.game is not None else None
+        scores, turns, farkles = state if state is not None else ((0,) * n, (0,) * n, (0,) * n)
+        return fault_rows(
+            ruleset, game, deal, seed, names, scores, turns, farkles, fault.seat, fault.status, fault.reason
+        )
+
+
+def _creates(player: object) -> bool:
+    try:
+        player.create()  # type: ignore[attr-defined]
+    except Exception:
+        return False
+    return True

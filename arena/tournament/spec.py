@@ -1,0 +1,144 @@
+"""What a tournament is: rulesets, players, format, games, seed.  Everything that decides the
+games' results is in the spec; how they are run (workers, batch size) is not."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from arena.engine import DEFAULT_MAX_ROUNDS, Ruleset
+from arena.players import PlayerSpec
+from arena.players.loading import description
+
+FORMATS = ("round-robin", "free-for-all", "gauntlet")
+DEFAULT_GAMES = 1000
+DEFAULT_MOVE_TIMEOUT = 10.0
+
+
+def player_from_class(cls: type, label: str | None = None, **params: Any) -> PlayerSpec:
+    """A player for the Python API from a class, e.g. one defined in the user's own script."""
+    name = label or str(getattr(cls(**params), "name", cls.__name__))
+    return PlayerSpec(
+        text=f"{cls.__module__}:{cls.__qualname__}", label=name, cls=cls, params=params, source="class"
+    )
+
+
+def unique_labels(players: tuple[PlayerSpec, ...]) -> tuple[PlayerSpec, ...]:
+    """Players with #2, #3 ... added to labels that would otherwise repeat."""
+    seen: dict[str, int] = {}
+    result = []
+    for player in players:
+        seen[player.label] = seen.get(player.label, 0) + 1
+        if seen[player.label] > 1:
+            player = PlayerSpec(
+                player.text, f"{player.label}#{seen[player.label]}", player.cls, player.params, player.source
+            )
+        result.append(player)
+    return tuple(result)
+
+
+@dataclass(frozen=True)
+class TournamentSpec:
+    """A tournament.  ``games`` counts games per pairing (round-robin, gauntlet) or per ruleset
+    (free-for-all), rounded up so that every deal is played in every seat order."""
+
+    rulesets: tuple[Ruleset, ...]
+    players: tuple[PlayerSpec, ...]
+    format: str = "round-robin"
+    games: int = DEFAULT_GAMES
+    seed: int = 0
+    seats: int | None = None  # free-for-all: seats per game, drawn from the players
+    move_timeout: float | None = DEFAULT_MOVE_TIMEOUT
+    max_rounds: int = DEFAULT_MAX_ROUNDS
+    command: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "players", unique_labels(tuple(self.players)))
+        if self.format not in FORMATS:
+            raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {self.format!r}")
+        if not self.rulesets:
+            raise ValueError("a tournament needs at least one ruleset")
+        if self.games < 1:
+            raise ValueError(f"games must be at least 1, got {self.games}")
+        if self.seed < 0:
+            raise ValueError(f"seed must be zero or more, got {self.seed}")
+        if self.move_timeout is not None and self.move_timeout <= 0:
+            raise ValueError(f"move timeout must be positive, got {self.move_timeout}")
+        n = len(self.players)
+        if self.format == "free-for-all":
+            if n < 1:
+                raise ValueError("free-for-all needs at least one player")
+            if self.seats is not None and not 1 <= self.seats <= n:
+                raise ValueError(f"seats must be 1 to {n} (the number of players), got {self.seats}")
+        else:
+            if self.seats is not None:
+                raise ValueError(f"--seats goes with free-for-all, not {self.format}")
+            if n < 2:
+                raise ValueError(f"{self.format} needs at least two players, got {n}")
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(p.label for p in self.players)
+
+    def identity(self) -> dict[str, Any]:
+        """Everything that decides the games, as JSON-ready data: a resumed run must match it."""
+        return {
+            "format": self.format,
+            "games": self.games,
+            "seed": self.seed,
+            "seats": self.seats,
+            "move_timeout": self.move_timeout,
+            "max_rounds": self.max_rounds,
+            "rulesets": [r.as_dict() for r in self.rulesets],
+            "players": [_player_identity(p) for p in self.players],
+        }
+
+    def fingerprint(self) -> str:
+        text = json.dumps(self.identity(), sort_keys=True, ensure_ascii=False)
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def spec_from_identity(data: dict[str, Any], command: str = "") -> TournamentSpec:
+    """Rebuild a spec from the settings saved in a run folder (``spec.json``)."""
+    from arena.engine import Ruleset
+    from arena.players import load_player_spec
+    from arena.players.loading import StrategyError
+
+    players = []
+    for entry in data["players"]:
+        if entry.get("source") == "class":
+            raise StrategyError(
+                f"player {entry['label']!r} came from a Python class, not a spec: "
+                "resume this run from Python with the same classes"
+            )
+        spec = load_player_spec(entry["spec"])
+        players.append(spec)
+    return TournamentSpec(
+        rulesets=tuple(Ruleset(**r) for r in data["rulesets"]),
+        players=tuple(players),
+        format=data["format"],
+        games=data["games"],
+        seed=data["seed"],
+        seats=data["seats"],
+        move_timeout=data["move_timeout"],
+        max_rounds=data["max_rounds"],
+        command=command,
+    )
+
+
+def _player_identity(player: PlayerSpec) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "spec": player.text,
+        "label": player.label,
+        "params": player.params,
+        "source": player.source,
+        "description": description(player.cls),
+    }
+    ref = player.text.split(":", 1)[0] if player.source == "file" else ""
+    if ref.endswith(".py") and Path(ref).is_file():
+        # A changed strategy file makes different games: resuming with it is refused.
+        data["file_sha256"] = hashlib.sha256(Path(ref).read_bytes()).hexdigest()
+    return data
