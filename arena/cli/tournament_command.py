@@ -134,24 +134,26 @@ def tournament_command(
         if ctx.get_parameter_source("format_" if name == "format" else name) != ParameterSource.DEFAULT
     }
     try:
+        base = None
         if resume is not None:
             if out is not None:
                 fail("--resume continues a run in its own folder; leave out --out")
-            saved = load_saved_spec(resume)
-            spec = spec_from_identity(saved, command) if not given else None
-        else:
-            spec = None
-        if spec is None:
-            spec = TournamentSpec(
-                rulesets=tuple(resolve_rules(r) for r in (rules or DEFAULT_RULES)),
-                players=tuple(load_player_spec(p) for p in (players or DEFAULT_PLAYERS)),
-                format=format_,
-                games=games,
-                seed=seed,
-                seats=seats,
-                move_timeout=move_timeout,
-                command=command,
-            )
+            # Options not given take the saved run's values; given ones must match them.
+            base = spec_from_identity(load_saved_spec(resume), command)
+        spec = TournamentSpec(
+            rulesets=tuple(resolve_rules(r) for r in rules or DEFAULT_RULES)
+            if base is None or "rules" in given
+            else base.rulesets,
+            players=tuple(load_player_spec(p) for p in players or DEFAULT_PLAYERS)
+            if base is None or "players" in given
+            else base.players,
+            format=format_ if base is None or "format" in given else base.format,
+            games=games if base is None or "games" in given else base.games,
+            seed=seed if base is None or "seed" in given else base.seed,
+            seats=seats if base is None or "seats" in given else base.seats,
+            move_timeout=move_timeout if base is None or "move_timeout" in given else base.move_timeout,
+            command=command,
+        )
         schedule = Schedule(spec)
         if resume is not None:
             folder = RunFolder.resume(resume, spec, schedule.table_size)

@@ -10,6 +10,7 @@ still caught when it returns.
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -70,3 +71,12 @@ def move_clock() -> MoveClock:
     if _CLOCK is None:
         _CLOCK = MoveClock()
     return _CLOCK
+
+
+def _forget_clock() -> None:
+    # Threads don't survive fork: a worker process needs a clock, and a watchdog, of its own.
+    global _CLOCK
+    _CLOCK = None
+
+
+os.register_at_fork(after_in_child=_forget_clock)

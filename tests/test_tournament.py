@@ -1,0 +1,451 @@
+"""`arena tournament` end to end: every format, byte-identical results for any number of
+workers, resume after a kill, faulty strategies, and every bad input."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from arena.cli.main import cli
+from arena.engine import CLASSIC, STANDARD
+from arena.players import load_player_spec
+from arena.tournament import Schedule, TournamentSpec
+from arena.tournament.rows import COLUMNS
+
+ARENA = [sys.executable, "-m", "arena.cli"]
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def tournament(out: Path, *args: str) -> tuple[int, str, str]:
+    return run("tournament", "--out", str(out), "--no-progress", *args)
+
+
+FAST = ("--rules", "classic", "-p", "greedy", "-p", "threshold", "-p", "random", "--games", "40")
+
+
+def test_round_robin_writes_every_file(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    code, stdout, _ = tournament(out, *FAST, "--workers", "1")
+    assert code == 0
+    assert {p.name for p in out.iterdir()} == {
+        "games.csv",
+        "summary.csv",
+        "pairwise.csv",
+        "errors.csv",
+        "run.json",
+        "spec.json",
+    }
+    games = pd.read_csv(out / "games.csv", keep_default_na=False)
+    assert tuple(games.columns) == COLUMNS
+    assert len(games) == 3 * 40 * 2  # 3 pairings x 40 games x 2 rows
+    assert list(games["game"].unique()) == list(range(120))
+    assert set(games["status"]) == {"ok"}
+    # Both seat orders of each deal share the seed (duplicate play).
+    assert (games.groupby(["deal", "seed"]).size() == 4).all() or games.groupby("seed").size().eq(4).all()
+    summary = pd.read_csv(out / "summary.csv")
+    assert list(summary.columns) == [
+        "ruleset",
+        "player",
+        "games",
+        "wins",
+        "win_rate",
+        "ci_low",
+        "ci_high",
+        "mean_score",
+        "mean_turns",
+        "points_per_turn",
+        "farkle_rate",
+        "errors",
+    ]
+    assert summary["games"].tolist() == [80, 80, 80]
+    assert summary["wins"].sum() == pytest.approx(120)
+    assert (summary["ci_low"] <= summary["win_rate"]).all() and (
+        summary["win_rate"] <= summary["ci_high"]
+    ).all()
+    pairwise = pd.read_csv(out / "pairwise.csv")
+    assert len(pairwise) == 6 and (pairwise["games"] == 40).all()
+    assert list(summary["player"]) == list(dict.fromkeys(pairwise["player"]))
+    info = json.loads((out / "run.json").read_text())
+    assert info["complete"] and info["games_total"] == 120 and info["seed"] == 0
+    assert info["rulesets"][0]["name"] == "classic" and info["versions"]["pandas"]
+    assert "classic" in stdout and "rank  player" in stdout and "120 games in" in stdout
+
+
+def test_gauntlet_plays_the_first_against_each_other(tmp_path: Path) -> None:
+    code, _, _ = tournament(tmp_path / "g", *FAST, "--format", "gauntlet")
+    assert code == 0
+    games = pd.read_csv(tmp_path / "g" / "games.csv")
+    per_game = games.groupby("game")["player"].apply(frozenset)
+    assert set(per_game) == {
+        frozenset({"greedy", "threshold:bank_at=300,min_dice=3"}),
+        frozenset({"greedy", "random"}),
+    }
+
+
+def test_free_for_all_seats_everyone_and_rotates(tmp_path: Path) -> None:
+    code, _, _ = tournament(tmp_path / "f", *FAST, "--format", "free-for-all", "--games", "30")
+    assert code == 0
+    games = pd.read_csv(tmp_path / "f" / "games.csv")
+    assert games.groupby("game").size().eq(3).all() and games["game"].nunique() == 30
+    first_seats = games[games["seat"] == 0].groupby("deal")["player"].apply(list)
+    assert all(len(set(players)) == 3 for players in first_seats)  # each deal in all 3 rotations
+
+
+def test_free_for_all_with_seats_draws_tables(tmp_path: Path) -> None:
+    args = (
+        "--rules",
+        "classic",
+        "-p",
+        "greedy",
+        "-p",
+        "threshold",
+        "-p",
+        "random",
+        "-p",
+        "tactician",
+        "--format",
+        "free-for-all",
+        "--seats",
+        "2",
+        "--games",
+        "60",
+    )
+    code, _, _ = tournament(tmp_path / "s", *args)
+    assert code == 0
+    games = pd.read_csv(tmp_path / "s" / "games.csv")
+    tables = games.groupby("deal")["player"].apply(frozenset)
+    assert tables.map(len).eq(2).all() and tables.nunique() > 2
+
+
+def test_same_bytes_for_any_workers_and_batch_size(tmp_path: Path) -> None:
+    outs = []
+    for name, extra in (
+        ("one", ("--workers", "1")),
+        ("two", ("--workers", "2", "--batch-size", "7")),
+        ("big", ("--workers", "2", "--batch-size", "1000")),
+    ):
+        out = tmp_path / name
+        assert tournament(out, *FAST, "--rules", "short", "--seed", "5", *extra)[0] == 0
+        outs.append(out)
+    for name in ("games.csv", "summary.csv", "pairwise.csv", "errors.csv"):
+        texts = {(o / name).read_bytes() for o in outs}
+        assert len(texts) == 1, name
+
+
+def test_seed_changes_the_games(tmp_path: Path) -> None:
+    tournament(tmp_path / "a", *FAST, "--seed", "1")
+    tournament(tmp_path / "b", *FAST, "--seed", "2")
+    assert (tmp_path / "a" / "games.csv").read_bytes() != (tmp_path / "b" / "games.csv").read_bytes()
+
+
+def test_game_seeds_do_not_depend_on_the_other_players() -> None:
+    # A pairing's games are the same whoever else is in the tournament.
+    def seeds(players: list[str]) -> dict[tuple[str, ...], list[int]]:
+        spec = TournamentSpec((CLASSIC,), tuple(load_player_spec(p) for p in players), games=4)
+        schedule = Schedule(spec)
+        found: dict[tuple[str, ...], list[int]] = {}
+        for g in range(len(schedule)):
+            slot = schedule.slot(g)
+            found.setdefault(tuple(sorted(spec.labels[i] for i in slot.seats)), []).append(slot.seed)
+        return found
+
+    small = seeds(["greedy", "random"])
+    large = seeds(["greedy", "optimal", "random"])
+    assert small[("greedy", "random")] == large[("greedy", "random")]
+
+
+# --- faults --------------------------------------------------------------------------------
+FAULTY = """
+import time
+from arena.players import Action
+
+
+class Raiser:
+    name = "raiser"
+
+    def decide(self, view):
+        if view.turn >= 2:
+            raise RuntimeError("boom\\nsecond line")
+        keep = view.legal_keeps[0]
+        return Action(keep.dice, view.bank_allowed(keep))
+
+
+class Cheater:
+    name = "cheater"
+
+    def decide(self, view):
+        return Action((2, 2), False)
+
+
+class Sleeper:
+    name = "sleeper"
+
+    def decide(self, view):
+        if view.turn >= 1:
+            time.sleep(30)
+        keep = view.legal_keeps[0]
+        return Action(keep.dice, view.bank_allowed(keep))
+"""
+
+
+def test_faulty_strategies_lose_only_their_games(tmp_path: Path) -> None:
+    bots = tmp_path / "bots.py"
+    bots.write_text(FAULTY)
+    out = tmp_path / "faults"
+    args = (
+        "--rules",
+        "classic",
+        "--games",
+        "4",
+        "--move-timeout",
+        "0.2",
+        "--workers",
+        "2",
+        "-p",
+        "greedy",
+        "-p",
+        "random",
+        "-p",
+        f"{bots}:Raiser",
+        "-p",
+        f"{bots}:Cheater",
+        "-p",
+        f"{bots}:Sleeper",
+    )
+    code, stdout, _ = tournament(out, *args)
+    assert code == 0
+    games = pd.read_csv(out / "games.csv", keep_default_na=False)
+    # Against the sound strategies, each faulty one breaks every game in its own way.
+    sound = games.groupby("game").filter(lambda g: bool(g["player"].isin(["greedy", "random"]).any()))
+    status = sound.groupby("player")["status"].apply(set)
+    assert (
+        status["raiser"] == {"error"}
+        and status["cheater"] == {"illegal"}
+        and status["sleeper"] == {"timeout"}
+    )
+    assert status["greedy"] == {"ok"} and status["random"] == {"ok"}
+    errors = pd.read_csv(out / "errors.csv")
+    reasons = errors.groupby("status")["reason"].first()
+    assert reasons["error"] == "RuntimeError: boom second line"
+    assert reasons["illegal"].startswith("keep (2, 2)")
+    assert reasons["timeout"] == "no decision within 0.2 s"
+    # Every faulty player lost every game it broke; its opponent won it.
+    faulty = games[games["status"] != "ok"]
+    assert (faulty["win"] == 0).all()
+    opponents = games[
+        games["game"].isin(faulty["game"])
+        & (games["status"] == "ok")
+        & ~games["player"].isin(["raiser", "cheater", "sleeper"])
+    ]
+    assert (opponents["win"] == 1).all()
+    # The others' games are the same games as in a tournament without the faulty strategies.
+    clean = tmp_path / "clean"
+    tournament(clean, "--rules", "classic", "--games", "4", "-p", "greedy", "-p", "random")
+    a = (
+        games[games["player"].isin(["greedy", "random"])]
+        .groupby("game")
+        .filter(lambda g: set(g["player"]) == {"greedy", "random"})
+        .drop(columns="game")
+    )
+    b = pd.read_csv(clean / "games.csv", keep_default_na=False).drop(columns="game")
+    assert a.reset_index(drop=True).equals(b.reset_index(drop=True))
+    assert "faults in errors.csv" in stdout
+
+
+# --- resume --------------------------------------------------------------------------------
+SLOW_ARGS = [
+    "--rules",
+    "standard",
+    "-p",
+    "optimal",
+    "-p",
+    "tactician",
+    "--games",
+    "2000",
+    "--seed",
+    "3",
+    "--workers",
+    "2",
+    "--batch-size",
+    "50",
+    "--no-progress",
+]
+
+
+def start_run(out: Path, extra: list[str] | None = None) -> subprocess.Popen:
+    return subprocess.Popen(
+        [*ARENA, "tournament", "--out", str(out), *SLOW_ARGS, *(extra or [])],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def wait_for_rows(path: Path, rows: int, timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if path.exists() and path.read_bytes().count(b"\n") > rows:
+            return
+        time.sleep(0.05)
+    raise AssertionError(f"{path} did not reach {rows} rows")
+
+
+def test_resume_after_a_kill_equals_an_uninterrupted_run(tmp_path: Path) -> None:
+    whole = tmp_path / "whole"
+    assert (
+        subprocess.run(
+            [*ARENA, "tournament", "--out", str(whole), *SLOW_ARGS], capture_output=True
+        ).returncode
+        == 0
+    )
+    broken = tmp_path / "broken"
+    proc = start_run(broken)
+    wait_for_rows(broken / "games.csv", 400)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    written = (broken / "games.csv").read_bytes()
+    assert 0 < len(written) < len((whole / "games.csv").read_bytes())
+    # A power cut can also leave half a line.
+    with open(broken / "games.csv", "ab") as games:
+        games.write(b"standard,99999,12,34")
+    done = subprocess.run(
+        [*ARENA, "tournament", "--resume", str(broken), "--no-progress"], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert "resuming after game" in done.stderr
+    for name in ("games.csv", "summary.csv", "pairwise.csv", "errors.csv"):
+        assert (broken / name).read_bytes() == (whole / name).read_bytes(), name
+
+
+def test_ctrl_c_keeps_what_finished_and_says_how_to_resume(tmp_path: Path) -> None:
+    out = tmp_path / "stopped"
+    proc = start_run(out)
+    wait_for_rows(out / "games.csv", 200)
+    proc.send_signal(signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert f"continue with `arena tournament --resume {out}`" in stderr
+    lines = (out / "games.csv").read_text().splitlines()
+    assert len(lines) > 200 and (len(lines) - 1) % 2 == 0
+    assert json.loads((out / "run.json").read_text())["complete"] is False
+    assert "Traceback" not in stderr
+
+
+def test_resume_refuses_a_different_configuration(tmp_path: Path) -> None:
+    out = tmp_path / "r"
+    tournament(out, *FAST)
+    code, _, err = run("tournament", "--resume", str(out), "--games", "50", "--no-progress")
+    assert code == 2 and "holds a different tournament (differs in: games)" in err
+    code, _, err = run("tournament", "--resume", str(out), "--no-progress")
+    assert code == 0  # a finished run resumes to the same files
+
+
+# --- bad input -----------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--rules", "kniffel"], "kniffel: unknown ruleset"),
+        (["-p", "greedy", "-p", "nope"], "unknown strategy 'nope'"),
+        (["-p", "threshold:bank=1", "-p", "greedy"], "threshold: unknown parameter 'bank'"),
+        (["--games", "0"], "games must be at least 1, got 0"),
+        (["--workers", "0"], "--workers must be at least 1, got 0"),
+        (["-p", "greedy"], "round-robin needs at least two players, got 1"),
+        (["--seats", "2"], "--seats goes with free-for-all, not round-robin"),
+        (["--format", "free-for-all", "--seats", "9"], "seats must be 1 to 5"),
+        (["--move-timeout", "0"], "move timeout must be positive"),
+    ],
+)
+def test_bad_input_is_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    code, out, err = tournament(tmp_path / "x", *args)
+    assert code == 2 and out == ""
+    assert err.startswith("arena: error: ") and message in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "x").exists()
+
+
+def test_existing_out_is_never_overwritten(tmp_path: Path) -> None:
+    out = tmp_path / "done"
+    out.mkdir()
+    (out / "keep.txt").write_text("earlier")
+    code, _, err = tournament(out, *FAST)
+    assert code == 2 and "already exists" in err
+    assert (out / "keep.txt").read_text() == "earlier" and len(list(out.iterdir())) == 1
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write anywhere")
+def test_unwritable_out(tmp_path: Path) -> None:
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    code, _, err = tournament(locked / "run", *FAST)
+    assert code == 2 and "cannot write" in err
+
+
+def test_out_under_a_file_is_refused(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    code, _, err = tournament(blocker / "run", *FAST)
+    assert code == 2 and err.startswith("arena: error: cannot write")
+
+
+@pytest.mark.parametrize("folder", ["missing", "empty"])
+def test_resume_of_a_non_run_folder(tmp_path: Path, folder: str) -> None:
+    if folder == "empty":
+        (tmp_path / folder).mkdir()
+    code, _, err = run("tournament", "--resume", str(tmp_path / folder))
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert "no such run folder" in err or "is not a tournament folder" in err
+
+
+def test_python_api_with_a_class_from_the_users_script(tmp_path: Path) -> None:
+    script = tmp_path / "my_script.py"
+    script.write_text(f"""
+from pathlib import Path
+from arena.engine import CLASSIC
+from arena.players import Action, load_player_spec
+from arena.tournament import TournamentSpec, player_from_class, run_tournament
+from arena.tournament.run_folder import RunFolder
+
+
+class MyBot:
+    name = "my-bot"
+
+    def decide(self, view):
+        keep = view.legal_keeps[0]
+        return Action(keep.dice, view.bank_allowed(keep) and view.turn_points + keep.points >= 400)
+
+
+if __name__ == "__main__":
+    spec = TournamentSpec((CLASSIC,), (player_from_class(MyBot), load_player_spec("greedy")), games=20)
+    folder = RunFolder.create(Path({str(tmp_path / "api")!r}), spec)
+    outcome = run_tournament(spec, folder, workers=2, batch_size=5)
+    print(outcome.games_written, outcome.faults)
+""")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["20", "0"]
+    games = pd.read_csv(tmp_path / "api" / "games.csv")
+    assert set(games["player"]) == {"my-bot", "greedy"} and set(games["status"]) == {"ok"}
+
+
+def test_schedule_covers_every_game_once() -> None:
+    spec = TournamentSpec(
+        (CLASSIC, STANDARD), tuple(load_player_spec(p) for p in ("greedy", "random", "optimal")), games=5
+    )
+    schedule = Schedule(spec)
+    assert len(schedule) == 2 * 3 * 6  # 5 games rounded up to 3 deals x 2 orders
+    slots = [schedule.slot(g) for g in range(len(schedule))]
+    assert [s.game for s in slots] == list(range(len(schedule)))
+    with pytest.raises(IndexError):
+        schedule.slot(len(schedule))
