@@ -13,7 +13,7 @@ import pandas as pd
 
 from arena.analysis.stats import wilson_interval
 
-CHUNK_ROWS = 200_000
+CHUNK_ROWS = 10_000
 GAME_COLUMNS = {
     "ruleset": "string",
     "game": "int64",
@@ -76,39 +76,34 @@ def build_reports(
     path: Path, ruleset_order: list[str] | None = None, chunk_rows: int = CHUNK_ROWS
 ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
     """(summary, pairwise, errors) of the games in ``path``."""
-    sums: list[pd.DataFrame] = []
-    pairs: list[pd.DataFrame] = []
+    sums: pd.DataFrame | None = None  # running totals, so memory doesn't grow with the chunks
+    pairs: pd.DataFrame | None = None
+    order = list(ruleset_order or [])
     errors: list[pd.DataFrame] = []
     for chunk in game_chunks(path, chunk_rows):
         chunk = chunk.assign(error=(chunk["status"] != "ok").astype("int64"))
-        sums.append(
-            chunk.groupby(["ruleset", "player"], sort=False).agg(
-                games=("game", "size"),
-                wins=("win", "sum"),
-                score=("score", "sum"),
-                turns=("turns", "sum"),
-                farkles=("farkles", "sum"),
-                errors=("error", "sum"),
-            )
+        order += [r for r in chunk["ruleset"].unique() if r not in order]
+        per_player = chunk.groupby(["ruleset", "player"], sort=False).agg(
+            games=("game", "size"),
+            wins=("win", "sum"),
+            score=("score", "sum"),
+            turns=("turns", "sum"),
+            farkles=("farkles", "sum"),
+            errors=("error", "sum"),
         )
-        pairs.append(_pair_sums(chunk))
+        sums = _add(sums, per_player)
+        pairs = _add(pairs, _pair_sums(chunk))
         bad = chunk[chunk["error"] == 1]
         if len(bad):
             errors.append(bad[ERROR_COLUMNS])
-    order = _order(ruleset_order, sums)
     summary = _summary(sums, order)
     pairwise = _pairwise(pairs, order, summary)
     error_table = pd.concat(errors, ignore_index=True) if errors else pd.DataFrame(columns=ERROR_COLUMNS)
     return summary, pairwise, error_table
 
 
-def _order(ruleset_order: list[str] | None, sums: list[pd.DataFrame]) -> list[str]:
-    seen = ruleset_order or []
-    for part in sums:
-        for ruleset in part.index.get_level_values(0):
-            if ruleset not in seen:
-                seen = [*seen, ruleset]
-    return seen
+def _add(total: pd.DataFrame | None, part: pd.DataFrame) -> pd.DataFrame:
+    return part if total is None else total.add(part, fill_value=0)
 
 
 def _pair_sums(chunk: pd.DataFrame) -> pd.DataFrame:
@@ -132,10 +127,12 @@ def _with_interval(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def _summary(sums: list[pd.DataFrame], order: list[str]) -> pd.DataFrame:
-    if not sums:
+def _summary(sums: pd.DataFrame | None, order: list[str]) -> pd.DataFrame:
+    if sums is None:
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
-    total = pd.concat(sums).groupby(level=[0, 1], sort=False).sum().reset_index()
+    total = sums.reset_index()
+    for column in ("games", "score", "turns", "farkles", "errors"):
+        total[column] = total[column].astype("int64")
     total = _with_interval(total)
     total["mean_score"] = total["score"] / total["games"]
     total["mean_turns"] = total["turns"] / total["games"]
@@ -146,11 +143,11 @@ def _summary(sums: list[pd.DataFrame], order: list[str]) -> pd.DataFrame:
     return total[SUMMARY_COLUMNS].reset_index(drop=True)
 
 
-def _pairwise(pairs: list[pd.DataFrame], order: list[str], summary: pd.DataFrame) -> pd.DataFrame:
-    if not pairs:
+def _pairwise(pairs: pd.DataFrame | None, order: list[str], summary: pd.DataFrame) -> pd.DataFrame:
+    if pairs is None:
         return pd.DataFrame(columns=PAIRWISE_COLUMNS)
-    total = pd.concat(pairs).groupby(level=[0, 1, 2], sort=False).sum().reset_index()
-    total = total.rename(columns={"player_other": "opponent"})
+    total = pairs.reset_index().rename(columns={"player_other": "opponent"})
+    total["games"] = total["games"].astype("int64")
     total = _with_interval(total)
     # Rows follow the ranking: players, then opponents, in summary order.
     rank = {(r, p): i for i, (r, p) in enumerate(zip(summary["ruleset"], summary["player"], strict=True))}

@@ -166,14 +166,16 @@ def tournament_command(
     started = now_text()
     total = len(schedule)
     unit = "ruleset" if spec.format == "free-for-all" else "pairing"
+    per_unit = schedule.games_per_ruleset if unit == "ruleset" else schedule.games_per_table
+    n_rules = len(spec.rulesets)
     click.echo(
-        f"{spec.format}: {len(spec.players)} players, {len(spec.rulesets)} ruleset"
-        f"{'s' if len(spec.rulesets) != 1 else ''}, {schedule.games_per_table:,} games per "
-        f"{'table' if unit == 'ruleset' and schedule._tables is not None else unit}: "
-        f"{total:,} games on {workers} worker{'s' if workers != 1 else ''} -> {folder.path}",
+        f"{spec.format}: {len(spec.players)} players, {n_rules} ruleset{'s' if n_rules != 1 else ''}, "
+        f"{per_unit:,} games per {unit}: {total:,} games on {workers} worker{'s' if workers != 1 else ''}"
+        f" -> {folder.path}",
         err=True,
     )
-    if folder.completed_games:
+    resumed_from = folder.completed_games
+    if resumed_from:
         click.echo(f"resuming after game {folder.completed_games:,} of {total:,}", err=True)
     outcome = run_tournament(spec, folder, workers=workers, batch_size=batch_size, progress=progress)
     try:
@@ -187,7 +189,7 @@ def tournament_command(
             outcome,
             workers=workers,
             started=started,
-            resumed_from=total - (outcome.games_total - folder.completed_games),
+            resumed_from=resumed_from,
         ),
     )
     click.echo(ranking_text(summary), nl=False)
