@@ -6,11 +6,15 @@ memory stays flat however many games the run holds.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
+from arena.analysis.ratings import MultiplayerRatings, bradley_terry_elo
 from arena.analysis.stats import wilson_interval
 
 CHUNK_ROWS = 10_000
@@ -42,6 +46,11 @@ SUMMARY_COLUMNS = [
     "points_per_turn",
     "farkle_rate",
     "errors",
+    "rating",
+    "rating_sd",
+    "elo",
+    "elo_low",
+    "elo_high",
 ]
 PAIRWISE_COLUMNS = ["ruleset", "player", "opponent", "games", "wins", "win_rate", "ci_low", "ci_high"]
 ERROR_COLUMNS = ["ruleset", "game", "player", "status", "reason"]
@@ -51,14 +60,63 @@ class ReportError(Exception):
     """games.csv can't be read as a run's results; the message is one line."""
 
 
+class _Prefix(io.RawIOBase):
+    """The first ``limit`` bytes of a file, read-only: an interrupted run is read as far as its
+    last complete line without changing the file."""
+
+    def __init__(self, path: Path, limit: int) -> None:
+        self._file = open(path, "rb")  # noqa: SIM115 - closed by close()
+        self._left = limit
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        if self._left <= 0:
+            return 0
+        view = memoryview(buffer)[: self._left]
+        n = self._file.readinto(view)
+        self._left -= n
+        return n
+
+    def close(self) -> None:
+        self._file.close()
+        super().close()
+
+
+def _complete_length(path: Path) -> int:
+    """Bytes up to and including the last newline (a torn last line is left out)."""
+    with open(path, "rb") as f:
+        f.seek(0, io.SEEK_END)
+        end = f.tell()
+        step = 4096
+        while end > 0:
+            start = max(0, end - step)
+            f.seek(start)
+            block = f.read(end - start)
+            newline = block.rfind(b"\n")
+            if newline >= 0:
+                return start + newline + 1
+            end = start
+    return 0
+
+
 def game_chunks(path: Path, chunk_rows: int = CHUNK_ROWS) -> Iterator[pd.DataFrame]:
-    """games.csv in chunks that never split a game's rows."""
+    """games.csv in chunks that never split a game's rows.  A torn last line and a last game
+    with fewer rows than the first (an interrupted run) are left out."""
     carry: pd.DataFrame | None = None
+    rows_per_game: int | None = None
+    try:
+        source = io.BufferedReader(_Prefix(path, _complete_length(path)))
+    except OSError as exc:
+        raise ReportError(f"cannot read {path}: {exc.strerror or exc}") from None
     try:
         reader = pd.read_csv(
-            path, dtype=GAME_COLUMNS, chunksize=chunk_rows, keep_default_na=False, na_values={"reason": []}
+            source, dtype=GAME_COLUMNS, chunksize=chunk_rows, keep_default_na=False, na_values={"reason": []}
         )
         for chunk in reader:
+            if rows_per_game is None and len(chunk):
+                rows_per_game = int((chunk["game"] == chunk["game"].iloc[0]).sum())
             if carry is not None:
                 chunk = pd.concat([carry, chunk], ignore_index=True)
             last = chunk["game"].iloc[-1]
@@ -66,20 +124,37 @@ def game_chunks(path: Path, chunk_rows: int = CHUNK_ROWS) -> Iterator[pd.DataFra
             done = chunk[chunk["game"] != last]
             if len(done):
                 yield done
-    except (ValueError, KeyError, pd.errors.ParserError) as exc:
+    except (ValueError, KeyError, TypeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise ReportError(f"{path} is not a games.csv arena wrote: {' '.join(str(exc).split())}") from None
-    if carry is not None and len(carry):
+    finally:
+        source.close()
+    if carry is not None and len(carry) and len(carry) >= (rows_per_game or 0):
         yield carry
 
 
+@dataclass(frozen=True)
+class RunStats:
+    """Everything the reports show, from one pass over games.csv."""
+
+    summary: pd.DataFrame
+    pairwise: pd.DataFrame
+    errors: pd.DataFrame
+    seats: pd.DataFrame  # win rate by seat position: the first-seat advantage
+    lengths: pd.DataFrame  # games by length in rounds, per ruleset
+
+
 def build_reports(
-    path: Path, ruleset_order: list[str] | None = None, chunk_rows: int = CHUNK_ROWS
-) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """(summary, pairwise, errors) of the games in ``path``."""
+    path: Path, ruleset_order: list[str] | None = None, *, elo_fit: bool = False, chunk_rows: int = CHUNK_ROWS
+) -> RunStats:
+    """The statistics of the games in ``path``.  ``elo_fit``: add a Bradley-Terry Elo (for
+    two-player round-robins)."""
     sums: pd.DataFrame | None = None  # running totals, so memory doesn't grow with the chunks
     pairs: pd.DataFrame | None = None
+    seats: pd.DataFrame | None = None
+    lengths: pd.DataFrame | None = None
     order = list(ruleset_order or [])
     errors: list[pd.DataFrame] = []
+    ratings = MultiplayerRatings()
     for chunk in game_chunks(path, chunk_rows):
         chunk = chunk.assign(error=(chunk["status"] != "ok").astype("int64"))
         order += [r for r in chunk["ruleset"].unique() if r not in order]
@@ -93,13 +168,73 @@ def build_reports(
         )
         sums = _add(sums, per_player)
         pairs = _add(pairs, _pair_sums(chunk))
+        seats = _add(
+            seats,
+            chunk.assign(table=chunk.groupby("game")["seat"].transform("size"))
+            .groupby(["ruleset", "table", "seat"])
+            .agg(games=("game", "size"), wins=("win", "sum")),
+        )
+        per_game = (
+            chunk.groupby(["ruleset", "game"], sort=False)["turns"].max().rename("rounds").reset_index()
+        )
+        lengths = _add(lengths, per_game.groupby(["ruleset", "rounds"]).size().to_frame("games"))
+        _feed(ratings, chunk)
         bad = chunk[chunk["error"] == 1]
         if len(bad):
             errors.append(bad[ERROR_COLUMNS])
-    summary = _summary(sums, order)
+    summary = _summary(sums, order, ratings)
     pairwise = _pairwise(pairs, order, summary)
+    if elo_fit and len(pairwise):
+        summary = _with_elo(summary, pairwise)
     error_table = pd.concat(errors, ignore_index=True) if errors else pd.DataFrame(columns=ERROR_COLUMNS)
-    return summary, pairwise, error_table
+    return RunStats(summary, pairwise, error_table, _seat_table(seats, order), _length_table(lengths, order))
+
+
+def _feed(ratings: MultiplayerRatings, chunk: pd.DataFrame) -> None:
+    """Rate every game of the chunk in game order (rows are in game, then seat, order)."""
+    games = chunk["game"].to_numpy()
+    players = chunk["player"].tolist()
+    rulesets = chunk["ruleset"].tolist()
+    ranks = chunk["rank"].tolist()
+    start = 0
+    for end in range(1, len(games) + 1):
+        if end == len(games) or games[end] != games[start]:
+            ratings.add_game(rulesets[start], players[start:end], ranks[start:end])
+            start = end
+
+
+def _with_elo(summary: pd.DataFrame, pairwise: pd.DataFrame) -> pd.DataFrame:
+    summary = summary.copy()
+    for ruleset, table in pairwise.groupby("ruleset", sort=False):
+        rows = list(zip(table["player"], table["opponent"], table["games"], table["wins"], strict=True))
+        fitted = bradley_terry_elo(rows)
+        mask = summary["ruleset"] == ruleset
+        for column, k in (("elo", 0), ("elo_low", 1), ("elo_high", 2)):
+            summary.loc[mask, column] = [
+                fitted[p][k] if p in fitted else float("nan") for p in summary.loc[mask, "player"]
+            ]
+    return summary
+
+
+def _seat_table(seats: pd.DataFrame | None, order: list[str]) -> pd.DataFrame:
+    columns = ["ruleset", "seats", "seat", "games", "wins", "win_rate", "ci_low", "ci_high", "fair_share"]
+    if seats is None:
+        return pd.DataFrame(columns=columns)
+    table = _with_interval(seats.reset_index().rename(columns={"table": "seats"}))
+    table["fair_share"] = 1 / table["seats"]
+    table["ruleset_order"] = table["ruleset"].map({r: i for i, r in enumerate(order)})
+    return table.sort_values(["ruleset_order", "seats", "seat"])[columns].reset_index(drop=True)
+
+
+def _length_table(lengths: pd.DataFrame | None, order: list[str]) -> pd.DataFrame:
+    if lengths is None:
+        return pd.DataFrame(columns=["ruleset", "rounds", "games"])
+    table = lengths.reset_index()
+    table["games"] = table["games"].astype("int64")
+    table["ruleset_order"] = table["ruleset"].map({r: i for i, r in enumerate(order)})
+    return table.sort_values(["ruleset_order", "rounds"])[["ruleset", "rounds", "games"]].reset_index(
+        drop=True
+    )
 
 
 def _add(total: pd.DataFrame | None, part: pd.DataFrame) -> pd.DataFrame:
@@ -127,7 +262,7 @@ def _with_interval(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def _summary(sums: pd.DataFrame | None, order: list[str]) -> pd.DataFrame:
+def _summary(sums: pd.DataFrame | None, order: list[str], ratings: MultiplayerRatings) -> pd.DataFrame:
     if sums is None:
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
     total = sums.reset_index()
@@ -138,6 +273,11 @@ def _summary(sums: pd.DataFrame | None, order: list[str]) -> pd.DataFrame:
     total["mean_turns"] = total["turns"] / total["games"]
     total["points_per_turn"] = total["score"] / total["turns"].where(total["turns"] > 0)
     total["farkle_rate"] = total["farkles"] / total["turns"].where(total["turns"] > 0)
+    values = [ratings.value(r, p) for r, p in zip(total["ruleset"], total["player"], strict=True)]
+    total["rating"] = [mu for mu, _ in values]
+    total["rating_sd"] = [sigma for _, sigma in values]
+    for column in ("elo", "elo_low", "elo_high"):
+        total[column] = float("nan")
     total["ruleset_order"] = total["ruleset"].map({r: i for i, r in enumerate(order)})
     total = total.sort_values(["ruleset_order", "win_rate", "player"], ascending=[True, False, True])
     return total[SUMMARY_COLUMNS].reset_index(drop=True)
@@ -158,11 +298,13 @@ def _pairwise(pairs: pd.DataFrame | None, order: list[str], summary: pd.DataFram
     return total[PAIRWISE_COLUMNS].reset_index(drop=True)
 
 
-def write_reports(
-    folder: Path, ruleset_order: list[str] | None = None
-) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """Write summary.csv, pairwise.csv and errors.csv next to games.csv; return the tables."""
-    summary, pairwise, errors = build_reports(folder / "games.csv", ruleset_order)
-    for name, table in (("summary.csv", summary), ("pairwise.csv", pairwise), ("errors.csv", errors)):
+def write_reports(folder: Path, ruleset_order: list[str] | None = None, *, elo_fit: bool = False) -> RunStats:
+    """Write summary.csv, pairwise.csv and errors.csv next to games.csv; return the statistics."""
+    stats = build_reports(folder / "games.csv", ruleset_order, elo_fit=elo_fit)
+    for name, table in (
+        ("summary.csv", stats.summary),
+        ("pairwise.csv", stats.pairwise),
+        ("errors.csv", stats.errors),
+    ):
         table.to_csv(folder / name, index=False, lineterminator="\n", float_format="%.6f")
-    return summary, pairwise, errors
+    return stats

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import click
 
+from arena.cli.duel_command import duel_command
 from arena.cli.player_commands import play_command, solve_command, strategies_group
+from arena.cli.report_commands import compare_command, report_command
 from arena.cli.rules_commands import odds_command, rules_group, score_command
 from arena.cli.tournament_command import tournament_command
 
@@ -16,6 +18,9 @@ def cli() -> None:
 
 
 cli.add_command(tournament_command)
+cli.add_command(duel_command)
+cli.add_command(report_command)
+cli.add_command(compare_command)
 cli.add_command(rules_group)
 cli.add_command(score_command)
 cli.add_command(odds_command)

@@ -179,7 +179,9 @@ def tournament_command(
         click.echo(f"resuming after game {folder.completed_games:,} of {total:,}", err=True)
     outcome = run_tournament(spec, folder, workers=workers, batch_size=batch_size, progress=progress)
     try:
-        summary, _, errors = write_reports(folder.path, [r.name for r in spec.rulesets])
+        stats = write_reports(
+            folder.path, [r.name for r in spec.rulesets], elo_fit=spec.format == "round-robin"
+        )
     except ReportError as exc:
         fail(str(exc), 1)
     folder.write_json(
@@ -192,11 +194,11 @@ def tournament_command(
             resumed_from=resumed_from,
         ),
     )
-    click.echo(ranking_text(summary), nl=False)
+    click.echo(ranking_text(stats.summary), nl=False)
     click.echo(
         f"\n{outcome.games_written:,} games in {folder.path}/ ({outcome.games_played:,} played in "
         f"{outcome.seconds:.1f} s, {outcome.games_per_second:,.0f} games/s); "
-        f"{len(errors):,} faults in errors.csv"
+        f"{len(stats.errors):,} faults in errors.csv"
     )
     if outcome.interrupted:
         click.echo(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from arena.players import PlayerFault, play_match
-from arena.tournament.rows import csv_field, fault_rows, game_rows
+from arena.tournament.rows import csv_field, fault_rows, fault_shares, game_rows
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import TournamentSpec
 
@@ -21,6 +21,7 @@ class BatchResult:
     stop: int
     rows: str  # CSV text of the games start..stop-1, in order
     faults: int
+    shares: tuple[tuple[float, ...], ...]  # per game, each seat's win share
 
 
 class BatchPlayer:
@@ -40,6 +41,7 @@ class BatchPlayer:
         timeout = spec.move_timeout
         max_rounds = spec.max_rounds
         parts: list[str] = []
+        shares: list[tuple[float, ...]] = []
         faults = 0
         for game in range(start, stop):
             slot = slot_of(game)
@@ -75,9 +77,11 @@ class BatchPlayer:
             except PlayerFault as fault:
                 faults += 1
                 parts.append(self._fault(ruleset, slot.game, slot.deal, slot.seed, names, fault))
+                shares.append(fault_shares(len(names), fault.seat))
                 continue
             parts.append(game_rows(ruleset, game, slot.deal, slot.seed, names, result))
-        return BatchResult(start, stop, "".join(parts), faults)
+            shares.append(result.win_shares)
+        return BatchResult(start, stop, "".join(parts), faults, tuple(shares))
 
     @staticmethod
     def _fault(ruleset: str, game: int, deal: int, seed: int, names: list[str], fault: PlayerFault) -> str:

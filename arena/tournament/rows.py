@@ -51,6 +51,12 @@ def game_rows(ruleset: str, game: int, deal: int, seed: int, players: list[str],
     )
 
 
+def fault_shares(n: int, faulty: int) -> tuple[float, ...]:
+    """Win shares of a game a player broke: nothing for it, the rest split among the others."""
+    share = 1.0 / (n - 1) if n > 1 else 0.0
+    return tuple(0.0 if seat == faulty else share for seat in range(n))
+
+
 def fault_rows(
     ruleset: str,
     game: int,
@@ -68,7 +74,7 @@ def fault_rows(
     win and are ranked by their scores when the game stopped."""
     n = len(players)
     others = [s for s in range(n) if s != faulty]
-    share = win_text(1.0 / len(others)) if others else "0"
+    share = win_text(fault_shares(n, faulty)[others[0]]) if others else "0"
     lines = []
     for seat in range(n):
         if seat == faulty:

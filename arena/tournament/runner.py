@@ -13,6 +13,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from tqdm import tqdm
@@ -66,6 +67,38 @@ def _play(task: tuple[int, int]) -> BatchResult:
     return _WORKER.play(*task)
 
 
+@contextmanager
+def batch_results(
+    spec: TournamentSpec, tasks: list[tuple[int, int]], workers: int
+) -> Iterator[Iterator[BatchResult]]:
+    """The results of ``tasks`` in task order, computed on ``workers`` processes (in this process
+    for one).  Leaving the block early stops the workers."""
+    if workers <= 1 or len(tasks) <= 1:
+        player = BatchPlayer(spec)
+        yield (player.play(a, b) for a, b in tasks)
+        return
+    from multiprocess import Pool  # imported here: a serial run doesn't pay for it
+
+    pool = Pool(workers, initializer=_init_worker, initargs=(spec,))
+    drained = False
+
+    def in_order() -> Iterator[BatchResult]:
+        nonlocal drained
+        yield from pool.imap(_play, tasks)  # in task order, computed in parallel
+        drained = True
+
+    try:
+        yield in_order()
+    finally:
+        # Close gracefully only when every task was consumed; a caller that stopped early
+        # (a decided duel, Ctrl-C) doesn't wait for the tasks still queued.
+        if drained:
+            pool.close()
+        else:
+            pool.terminate()
+        pool.join()
+
+
 def run_tournament(
     spec: TournamentSpec,
     folder: RunFolder,
@@ -97,32 +130,18 @@ def run_tournament(
     faults = 0
     began = time.perf_counter()
     interrupted = False
-    pool = None
     try:
-        if workers <= 1 or len(tasks) <= 1:
-            player = BatchPlayer(spec)
-            results: Iterator[BatchResult] = (player.play(a, b) for a, b in tasks)
-        else:
-            from multiprocess import Pool  # imported here: a serial run doesn't pay for it
-
-            pool = Pool(workers, initializer=_init_worker, initargs=(spec,))
-            results = pool.imap(_play, tasks)  # in task order, computed in parallel
-        for result in results:
-            folder.append(result.rows)
-            written = result.stop
-            faults += result.faults
-            bar.update(result.stop - result.start)
-            if on_batch is not None:
-                on_batch(result)
+        with batch_results(spec, tasks, workers) as results:
+            for result in results:
+                folder.append(result.rows)
+                written = result.stop
+                faults += result.faults
+                bar.update(result.stop - result.start)
+                if on_batch is not None:
+                    on_batch(result)
     except KeyboardInterrupt:
         interrupted = True
     finally:
-        if pool is not None:
-            if interrupted:
-                pool.terminate()
-            else:
-                pool.close()
-            pool.join()
         bar.close()
         folder.close()
     seconds = time.perf_counter() - began
