@@ -23,7 +23,10 @@ def wilson_interval(successes: float, trials: float, z: float = Z95) -> tuple[fl
     z2 = z * z
     centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
     half = z * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At 0 or all successes the bound is exactly 0 or 1 (the arithmetic leaves 1e-17).
+    low = 0.0 if successes <= 0 else max(0.0, centre - half)
+    high = 1.0 if successes >= trials else min(1.0, centre + half)
+    return low, high
 
 
 def elo_from_score(score: float) -> float:

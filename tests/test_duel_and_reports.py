@@ -1,0 +1,238 @@
+"""`arena duel` (SPRT on game pairs), `arena report` (with plots), `arena compare`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli.main import cli
+from arena.engine import CLASSIC, STANDARD
+from arena.players import load_player_spec
+from arena.tournament.duel import Sprt, SprtError, run_duel
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_sprt_accepts_h1_for_a_clearly_stronger_strategy() -> None:
+    outcome = run_duel(
+        STANDARD,
+        load_player_spec("optimal"),
+        load_player_spec("greedy"),
+        games=2000,
+        sprt=Sprt(0, 20),
+        seed=1,
+    )
+    assert outcome.verdict == "H1" and outcome.llr >= outcome.sprt.bounds[1]
+    assert outcome.tally.games < 2000 and outcome.tally.mean > 0.6
+
+
+def test_sprt_accepts_h0_for_two_copies_of_one_strategy() -> None:
+    outcome = run_duel(
+        CLASSIC,
+        load_player_spec("tactician"),
+        load_player_spec("tactician"),
+        games=2000,
+        sprt=Sprt(0, 20),
+        seed=2,
+    )
+    assert outcome.verdict == "H0" and outcome.labels == ("tactician", "tactician#2")
+    assert outcome.tally.mean == 0.5  # duplicate play: each copy wins one game of every pair
+
+
+def test_sprt_stops_at_the_same_pair_whatever_the_workers() -> None:
+    a, b = load_player_spec("optimal"), load_player_spec("tactician")
+    one = run_duel(CLASSIC, a, b, games=600, sprt=Sprt(-10, 10), seed=4, workers=1)
+    two = run_duel(CLASSIC, a, b, games=600, sprt=Sprt(-10, 10), seed=4, workers=2)
+    assert (one.tally.pairs, one.llr, one.wins) == (two.tally.pairs, two.llr, two.wins)
+
+
+def test_duel_without_sprt_plays_the_games() -> None:
+    code, out, _ = run("duel", "optimal", "greedy", "--rules", "classic", "--games", "200", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["games"] == 200 and data["pairs"] == 100 and "sprt" not in data
+    assert sum(data["wins"]) == pytest.approx(200)
+    low, high = data["score_interval"]
+    assert low < data["score"] < high and data["elo"] > 0
+
+
+def test_duel_text_reports_everything() -> None:
+    code, out, _ = run(
+        "duel", "optimal", "greedy", "--rules", "standard", "--sprt", "elo0=0,elo1=20", "--max-games", "4000"
+    )
+    assert code == 0
+    for piece in (
+        "games (",
+        "wins ",
+        "score of optimal",
+        "95% interval",
+        "from game pairs",
+        "counting games one by one",
+        "Elo difference",
+        "LLR",
+        "bounds [-2.94, 2.94]",
+        "H1 accepted: optimal is stronger than greedy",
+    ):
+        assert piece in out, piece
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("elo0=0,elo2=5", "'elo2=5' is not one of"),
+        ("elo0=x", "elo0 must be a number"),
+        ("elo0=10,elo1=5", "elo1 must be above elo0"),
+        ("alpha=0.7", "alpha must be between 0 and 0.5"),
+    ],
+)
+def test_bad_sprt_settings(text: str, message: str) -> None:
+    with pytest.raises(SprtError, match=message):
+        Sprt.parse(text)
+    code, out, err = run("duel", "greedy", "random", "--sprt", text)
+    assert code == 2 and out == "" and message.replace("\\", "") in err and len(err.strip().splitlines()) == 1
+
+
+def test_duel_bad_player_is_one_line() -> None:
+    code, _, err = run("duel", "greedy", "nope")
+    assert code == 2 and err.startswith("arena: error: unknown strategy 'nope'")
+
+
+# --- report and compare -----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("runs") / "done"
+    code, _, _ = run(
+        "tournament",
+        "--rules",
+        "classic",
+        "--rules",
+        "short",
+        "-p",
+        "optimal",
+        "-p",
+        "greedy",
+        "-p",
+        "random",
+        "--games",
+        "60",
+        "--out",
+        str(out),
+        "--no-progress",
+    )
+    assert code == 0
+    return out
+
+
+def test_report_of_a_finished_run(finished_run: Path) -> None:
+    code, out, _ = run("report", str(finished_run))
+    assert code == 0
+    assert f"{finished_run} (complete: 360 games)" in out
+    assert "rank  player" in out and "rating" in out and "Elo [95% interval]" in out
+    assert "pairwise win rate (%) of each player (row) against each opponent (column): classic" in out
+    assert "first-seat advantage" in out and "classic, 2 seats (fair share 50.0 %): seat 0" in out
+    data = json.loads(run("report", str(finished_run), "--json")[1])
+    assert {row["player"] for row in data["summary"]} == {"optimal", "greedy", "random"}
+    assert len(data["seats"]) == 4 and data["complete"] is True
+
+
+def test_summary_has_ratings_and_elo(finished_run: Path) -> None:
+    import pandas as pd
+
+    summary = pd.read_csv(finished_run / "summary.csv")
+    assert {"rating", "rating_sd", "elo", "elo_low", "elo_high"} <= set(summary.columns)
+    classic = summary[summary["ruleset"] == "classic"].set_index("player")
+    assert classic.loc["optimal", "elo"] > classic.loc["greedy", "elo"] > classic.loc["random", "elo"]
+    assert classic.loc["optimal", "rating"] > classic.loc["random", "rating"]
+    assert (summary["elo_low"] < summary["elo"]).all() and (summary["elo"] < summary["elo_high"]).all()
+
+
+def test_report_of_an_interrupted_run(finished_run: Path, tmp_path: Path) -> None:
+    broken = tmp_path / "broken"
+    shutil.copytree(finished_run, broken)
+    (broken / "run.json").unlink()  # it never finished
+    lines = (broken / "games.csv").read_bytes().splitlines(keepends=True)
+    (broken / "games.csv").write_bytes(
+        b"".join(lines[:101]) + b"classic,50,25,1234"
+    )  # 50 games + a torn line
+    before = (broken / "games.csv").read_bytes()
+    code, out, _ = run("report", str(broken))
+    assert code == 0 and "50 games (the run did not finish)" in out
+    assert (broken / "games.csv").read_bytes() == before  # reading changes nothing
+
+
+def test_report_plots(finished_run: Path, tmp_path: Path) -> None:
+    folder = tmp_path / "plotted"
+    shutil.copytree(finished_run, folder)
+    code, out, _ = run("report", str(folder), "--plot")
+    assert code == 0
+    names = sorted(p.name for p in folder.glob("*.png"))
+    assert names == sorted(
+        f"{kind}-{r}.png" for kind in ("winrate", "pairwise", "lengths") for r in ("classic", "short")
+    )
+    for path in folder.glob("*.png"):
+        data = path.read_bytes()
+        assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 10_000
+    # Byte-stable: plotting again gives the same files.
+    first = {p.name: p.read_bytes() for p in folder.glob("*.png")}
+    run("report", str(folder), "--plot")
+    assert first == {p.name: p.read_bytes() for p in folder.glob("*.png")}
+    assert "wrote " in out
+
+
+def test_plot_without_matplotlib_says_how_to_install(
+    finished_run: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # an import of it now fails
+    code, _, err = run("report", str(finished_run), "--plot")
+    assert code == 2 and "pip install 'arena[plot]'" in err
+
+
+def test_compare_two_runs(finished_run: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    code, _, _ = run(
+        "tournament",
+        "--rules",
+        "classic",
+        "-p",
+        "optimal",
+        "-p",
+        "random",
+        "--games",
+        "60",
+        "--out",
+        str(other),
+        "--no-progress",
+    )
+    assert code == 0
+    code, out, _ = run("compare", str(finished_run), str(other))
+    assert code == 0 and "classic" in out and "significant" in out
+    data = json.loads(run("compare", str(finished_run), str(other), "--json")[1])
+    rows = {(r["ruleset"], r["player"]): r for r in data}
+    assert set(rows) == {("classic", "optimal"), ("classic", "random")}
+    # Without greedy in the field optimal wins more, random still nothing.
+    assert rows[("classic", "optimal")]["difference"] > 0
+    assert rows[("classic", "optimal")]["significant"] is True
+    assert "in one run only (not compared): greedy (classic)" in out
+
+
+@pytest.mark.parametrize("case", ["missing", "empty", "no-games", "garbage"])
+def test_bad_folders_are_one_line(tmp_path: Path, case: str) -> None:
+    folder = tmp_path / case
+    if case != "missing":
+        folder.mkdir()
+    if case == "no-games":
+        (folder / "spec.json").write_text("{}")
+    if case == "garbage":
+        (folder / "games.csv").write_text("this is not\na games file\n")
+    for args in (["report", str(folder)], ["compare", str(folder), str(folder)]):
+        code, out, err = run(*args)
+        assert code == 2 and out == "" and err.startswith("arena: error: ")
+        assert len(err.strip().splitlines()) == 1

@@ -1,0 +1,115 @@
+"""The statistics module against published values, the pair statistics, and the ratings."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from arena.analysis.pairs import PairTally
+from arena.analysis.ratings import MultiplayerRatings, bradley_terry_elo
+from arena.analysis.stats import (
+    elo_from_score,
+    score_from_elo,
+    sprt_bounds,
+    sprt_llr_scores,
+    sprt_llr_wins,
+    wilson_interval,
+)
+
+
+def test_wilson_interval_matches_scipy_and_statsmodels() -> None:
+    # 5,230 wins of 10,000: scipy binomtest(...).proportion_ci("wilson") gives 0.51320 to 0.53278.
+    low, high = wilson_interval(5230, 10_000)
+    assert round(low, 5) == 0.51320 and round(high, 5) == 0.53278
+    # Wilson's interval stays inside [0, 1] and is not degenerate at 0 or n successes.
+    low, high = wilson_interval(0, 20)
+    assert low == 0 and 0.15 < high < 0.17  # 0.1611 for 0 of 20
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_elo_conversions() -> None:
+    assert round(elo_from_score(0.523), 1) == 16.0
+    assert elo_from_score(0.5) == 0
+    assert round(elo_from_score(0.75), 1) == 190.8  # the classic "75 % = +191 Elo"
+    for elo in (-300, -20, 0, 5, 150):
+        assert elo_from_score(score_from_elo(elo)) == pytest.approx(elo)
+    assert elo_from_score(1.0) == math.inf and elo_from_score(0.0) == -math.inf
+
+
+def test_sprt_bounds_and_llr() -> None:
+    low, high = sprt_bounds(0.05, 0.05)
+    assert round(low, 3) == -2.944 and round(high, 3) == 2.944
+    # Wald's exact LLR for won/lost games, by hand: W ln(p1/p0) + L ln((1-p1)/(1-p0)).
+    p0, p1 = 0.5, score_from_elo(5)
+    assert sprt_llr_wins(530, 470, 0, 5) == pytest.approx(
+        530 * math.log(p1 / p0) + 470 * math.log((1 - p1) / (1 - p0))
+    )
+    # The normal approximation agrees closely for small Elo differences.
+    exact = sprt_llr_wins(5300, 4700, 0, 5)
+    approx = sprt_llr_scores(10_000, 0.53, 0.53 * 0.47, 0, 5)
+    assert approx == pytest.approx(exact, rel=0.01)
+    assert sprt_llr_scores(0, 0.5, 0.25, 0, 5) == 0
+
+
+def test_pairs_narrow_the_interval_when_games_of_a_pair_cancel() -> None:
+    # Duplicate play: the luck of a deal tends to give each side one game of the pair.
+    rng = random.Random(1)
+    tally = PairTally()
+    for _ in range(2000):
+        tally.add(rng.choice([0.5, 0.5, 0.5, 0.75, 0.25, 1.0, 0.0]))
+    low, high = tally.interval()
+    game_low, game_high = tally.game_interval()
+    assert high - low < game_high - game_low
+    assert low < tally.mean < high and tally.games == 4000
+
+
+def test_identical_pairs_have_a_small_but_positive_variance() -> None:
+    tally = PairTally()
+    for _ in range(3):
+        tally.add(0.5)
+    assert 0 < tally.variance < 0.01
+    assert tally.llr(0, 20) < sprt_bounds(0.05, 0.05)[0]  # H0 at once
+
+
+def test_bradley_terry_two_players_is_the_log_odds() -> None:
+    fitted = bradley_terry_elo([("a", "b", 1000, 640), ("b", "a", 1000, 360)])
+    assert fitted["a"][0] - fitted["b"][0] == pytest.approx(400 * math.log10(640.5 / 360.5))
+    assert fitted["a"][0] == pytest.approx(-fitted["b"][0])  # centred on 0
+    # Interval: the variance of the difference is 1 / (n p (1 - p)), split over two players.
+    n, p = 1001, 640.5 / 1001
+    half = 1.959964 * (400 / math.log(10)) * math.sqrt(1 / (n * p * (1 - p))) / 2
+    assert fitted["a"][2] - fitted["a"][0] == pytest.approx(half, rel=1e-3)
+
+
+def test_bradley_terry_recovers_true_strengths() -> None:
+    true = {"a": 200.0, "b": 0.0, "c": -200.0}
+    results = []
+    for x in true:
+        for y in true:
+            if x != y:
+                results.append((x, y, 100_000, 100_000 * score_from_elo(true[x] - true[y])))
+    fitted = bradley_terry_elo(results)
+    for player, elo in true.items():
+        assert fitted[player][0] == pytest.approx(elo, abs=0.5)
+
+
+def test_a_player_who_never_wins_has_a_finite_elo() -> None:
+    fitted = bradley_terry_elo([("a", "b", 100, 100), ("b", "a", 100, 0)])
+    assert math.isfinite(fitted["b"][0]) and fitted["b"][0] < -300
+
+
+def test_openskill_ratings_depend_on_the_games_and_their_order_only() -> None:
+    games = [(["x", "y", "z"], [1, 2, 3]), (["y", "x", "z"], [1, 3, 2]), (["z", "y", "x"], [2, 1, 3])] * 20
+
+    def rate(sequence: list) -> list[tuple[float, float]]:
+        ratings = MultiplayerRatings()
+        for players, ranks in sequence:
+            ratings.add_game("r", players, ranks)
+        return [ratings.value("r", p) for p in "xyz"]
+
+    assert rate(games) == rate(games)
+    assert rate(games) != rate(list(reversed(games)))
+    x, y, z = rate(games)
+    assert y[0] > x[0] and y[0] > z[0]  # y finished first or second every time
