@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shlex
+import shutil
 import sys
 from datetime import datetime
 from pathlib import Path
@@ -18,8 +20,10 @@ from arena.cli.rules_commands import resolve_rules
 from arena.engine import PRESETS
 from arena.players import BUILTINS, StrategyError, load_player_spec
 from arena.tournament import FORMATS, TournamentSpec, run_tournament
+from arena.tournament.dask_backend import INSTALL_HINT, DaskBackendError
 from arena.tournament.run_folder import RunFolder, RunFolderError, load_saved_spec
 from arena.tournament.run_info import now_text, run_info
+from arena.tournament.runner import BACKENDS
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import DEFAULT_GAMES, DEFAULT_MOVE_TIMEOUT, spec_from_identity
 
@@ -96,6 +100,20 @@ def default_out() -> Path:
     show_default=True,
     help="Seconds a strategy may take for one decision before it loses the game.",
 )
+@click.option(
+    "--backend",
+    type=click.Choice(BACKENDS),
+    default="local",
+    show_default=True,
+    help="local: worker processes on this machine; dask: a Dask cluster (--scheduler, or a "
+    "LocalCluster of --workers processes).",
+)
+@click.option(
+    "--scheduler",
+    default=None,
+    metavar="tcp://HOST:PORT",
+    help="The Dask scheduler to send batches to (with --backend dask).",
+)
 @click.option("--batch-size", type=int, default=None, hidden=True, help="Games per task (for tests).")
 @click.option(
     "--progress/--no-progress", default=None, help="Progress bar on stderr. [default: on a terminal]"
@@ -113,6 +131,8 @@ def tournament_command(
     out: Path | None,
     resume: Path | None,
     move_timeout: float,
+    backend: str,
+    scheduler: str | None,
     batch_size: int | None,
     progress: bool | None,
 ) -> None:
@@ -127,6 +147,10 @@ def tournament_command(
         fail(f"--workers must be at least 1, got {workers}")
     if batch_size is not None and batch_size < 1:
         fail(f"--batch-size must be at least 1, got {batch_size}")
+    if scheduler is not None and backend != "dask":
+        fail("--scheduler goes with --backend dask")
+    if backend == "dask" and importlib.util.find_spec("distributed") is None:
+        fail(INSTALL_HINT)
     workers = workers or os.cpu_count() or 1
     given = {
         name
@@ -177,7 +201,20 @@ def tournament_command(
     resumed_from = folder.completed_games
     if resumed_from:
         click.echo(f"resuming after game {folder.completed_games:,} of {total:,}", err=True)
-    outcome = run_tournament(spec, folder, workers=workers, batch_size=batch_size, progress=progress)
+    try:
+        outcome = run_tournament(
+            spec,
+            folder,
+            workers=workers,
+            batch_size=batch_size,
+            progress=progress,
+            backend=backend,
+            scheduler=scheduler,
+        )
+    except DaskBackendError as exc:
+        if resume is None and resumed_from == 0:
+            shutil.rmtree(folder.path)  # our own folder, still empty: leave nothing behind
+        fail(str(exc))
     try:
         stats = write_reports(
             folder.path, [r.name for r in spec.rulesets], elo_fit=spec.format == "round-robin"

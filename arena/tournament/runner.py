@@ -67,12 +67,27 @@ def _play(task: tuple[int, int]) -> BatchResult:
     return _WORKER.play(*task)
 
 
+BACKENDS = ("local", "dask")
+
+
 @contextmanager
 def batch_results(
-    spec: TournamentSpec, tasks: list[tuple[int, int]], workers: int
+    spec: TournamentSpec,
+    tasks: list[tuple[int, int]],
+    workers: int,
+    *,
+    backend: str = "local",
+    scheduler: str | None = None,
 ) -> Iterator[Iterator[BatchResult]]:
     """The results of ``tasks`` in task order, computed on ``workers`` processes (in this process
-    for one).  Leaving the block early stops the workers."""
+    for one), or on a Dask cluster with ``backend="dask"``.  Leaving the block early stops the
+    workers."""
+    if backend == "dask":
+        from arena.tournament.dask_backend import dask_batch_results
+
+        with dask_batch_results(spec, tasks, scheduler=scheduler, workers=workers) as results:
+            yield results
+        return
     if workers <= 1 or len(tasks) <= 1:
         player = BatchPlayer(spec)
         yield (player.play(a, b) for a, b in tasks)
@@ -107,6 +122,8 @@ def run_tournament(
     batch_size: int | None = None,
     progress: bool | None = None,
     on_batch: Callable[[BatchResult], None] | None = None,
+    backend: str = "local",
+    scheduler: str | None = None,
 ) -> RunOutcome:
     """Play every game of ``spec`` not yet in ``folder`` and write it there.
 
@@ -131,7 +148,7 @@ def run_tournament(
     began = time.perf_counter()
     interrupted = False
     try:
-        with batch_results(spec, tasks, workers) as results:
+        with batch_results(spec, tasks, workers, backend=backend, scheduler=scheduler) as results:
             for result in results:
                 folder.append(result.rows)
                 written = result.stop
