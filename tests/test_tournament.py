@@ -369,7 +369,7 @@ def test_resume_refuses_a_different_configuration(tmp_path: Path) -> None:
         (["-p", "greedy"], "round-robin needs at least two players, got 1"),
         (["--seats", "2"], "--seats goes with free-for-all, not round-robin"),
         (["--format", "free-for-all", "--seats", "9"], "seats must be 1 to 5"),
-        (["--move-timeout", "0"], "move timeout must be positive"),
+        (["--move-timeout", "0"], "move timeout must be a positive number of seconds"),
     ],
 )
 def test_bad_input_is_one_line(tmp_path: Path, args: list[str], message: str) -> None:
@@ -451,3 +451,59 @@ def test_schedule_covers_every_game_once() -> None:
     assert [s.game for s in slots] == list(range(len(schedule)))
     with pytest.raises(IndexError):
         schedule.slot(len(schedule))
+
+
+KILLER = """
+import os
+from arena.players import Action
+
+
+class Killer:
+    name = "killer"
+
+    def decide(self, view):
+        if view.turn >= 3:
+            os._exit(7)  # takes the whole worker process down with it
+        keep = view.legal_keeps[0]
+        return Action(keep.dice, view.bank_allowed(keep))
+"""
+
+
+def test_a_strategy_that_kills_its_worker_stops_the_run_cleanly(tmp_path: Path) -> None:
+    bots = tmp_path / "killer.py"
+    bots.write_text(KILLER)
+    out = tmp_path / "run"
+    done = subprocess.run(
+        [
+            *ARENA,
+            "tournament",
+            "--out",
+            str(out),
+            "--no-progress",
+            "--rules",
+            "classic",
+            "-p",
+            "greedy",
+            "-p",
+            "random",
+            "-p",
+            f"{bots}:Killer",
+            "--games",
+            "10",
+            "--workers",
+            "2",
+            "--batch-size",
+            "5",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    message = done.stderr.strip().splitlines()[-1]
+    assert message.startswith("arena: error: a worker process died while playing games ")
+    assert f"continue with `arena tournament --resume {out}`" in message
+    assert "Traceback" not in done.stderr
+    games = pd.read_csv(out / "games.csv")
+    assert games["game"].nunique() == len(games) // 2  # whole games only, in order from 0
+    assert list(games["game"].unique()) == list(range(games["game"].nunique()))

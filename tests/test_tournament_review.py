@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 import tracemalloc
 from pathlib import Path
 
@@ -22,7 +23,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
-from arena.analysis.reports import build_reports
+from arena.analysis.reports import build_reports, write_reports
 from arena.cli.main import cli
 from arena.engine import CLASSIC
 from arena.players import load_player_spec
@@ -126,7 +127,7 @@ def test_a_worker_killed_by_its_strategy_does_not_hang_the_run(tmp_path: Path) -
         start_new_session=True,
     )
     try:
-        _, err = proc.communicate(timeout=10)
+        _, err = proc.communicate(timeout=8)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
@@ -232,37 +233,63 @@ def test_a_timeout_signal_during_an_exception_loses_the_game_not_the_run(tmp_pat
     assert set(games.loc[games["player"] == "slow-raiser", "status"]) <= {"timeout", "error"}
 
 
-INTERRUPTED = """
-class CtrlC:
-    # Stands in for the user's Ctrl-C arriving during the first batch (one worker: the
-    # KeyboardInterrupt is raised in whatever code is running, often a strategy's).
-    name = "ctrl-c"
+SLOW = """
+import time
+
+
+class Slow:
+    name = "slow"
 
     def decide(self, view):
-        raise KeyboardInterrupt
+        time.sleep(0.02)
+        return ok(view)
 """
 
 
 def test_ctrl_c_before_the_first_batch_is_written_stops_cleanly(tmp_path: Path) -> None:
-    # The run is interrupted with games.csv holding only its header; reports.py:64 then takes
-    # chunk["game"].iloc[-1] of an empty chunk: IndexError and a traceback (exit 1), no
-    # run.json and no resume hint.  Ctrl-C in the first seconds of a run with slow strategies
-    # (batches of up to 1,000 games) hits this.
-    bots = bot_file(tmp_path, INTERRUPTED)
+    # Ctrl-C while the first batch is still playing leaves games.csv with only its header;
+    # reports.py (game_chunks) then takes chunk["game"].iloc[-1] of an empty chunk: IndexError,
+    # a traceback and exit 1, no run.json and no resume hint.  With slow strategies and batches
+    # of up to 1,000 games, any Ctrl-C in the first seconds hits this.
+    bots = bot_file(tmp_path, SLOW)
     out = tmp_path / "run"
-    code, _, err = tournament(
-        out, "--rules", "classic", "--games", "4", "--workers", "1", "-p", "greedy", "-p", f"{bots}:CtrlC"
+    proc = subprocess.Popen(
+        [
+            *ARENA,
+            "tournament",
+            "--out",
+            str(out),
+            "--no-progress",
+            "--rules",
+            "classic",
+            "--games",
+            "50",
+            "--workers",
+            "1",
+            "-p",
+            "greedy",
+            "-p",
+            f"{bots}:Slow",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
-    assert code == 130, err
-    assert "continue with `arena tournament --resume" in err
+    assert proc.stderr is not None
+    assert "->" in proc.stderr.readline()  # the run is starting
+    time.sleep(0.7)  # into the first batch (about 7 games of 0.5 s)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err[-400:]
+    assert "Traceback" not in err and "continue with `arena tournament --resume" in err
     assert json.loads((out / "run.json").read_text())["games_written"] == 0
 
 
 def test_reports_of_a_run_with_no_games_yet(tmp_path: Path) -> None:
-    path = tmp_path / "games.csv"
-    path.write_text(HEADER)
-    summary, pairwise, errors = build_reports(path)
-    assert len(summary) == len(pairwise) == len(errors) == 0
+    (tmp_path / "games.csv").write_text(HEADER)
+    write_reports(tmp_path, ["classic"])
+    for name in FILES[1:]:
+        assert len(pd.read_csv(tmp_path / name)) == 0, name
 
 
 # --- games.csv stops being valid CSV ------------------------------------------------------------
@@ -598,10 +625,11 @@ def test_every_csv_is_the_same_under_another_hash_seed_and_worker_count(tmp_path
 
 
 # --- memory --------------------------------------------------------------------------------------
-def fake_games(path: Path, games: int, status: str) -> None:
+def fake_games(path: Path, games: int, faults: bool) -> None:
     with open(path, "w", encoding="utf-8", newline="") as out:
         out.write(HEADER)
         for g in range(games):
+            status = f"error,RuntimeError: no keep in game {g}" if faults else "ok,"
             out.write(f"classic,{g},{g // 2},1234567890123,0,greedy,10000,1,1,40,3,ok,\n")
             out.write(f"classic,{g},{g // 2},1234567890123,1,other,5000,2,0,40,5,{status}\n")
 
@@ -621,7 +649,7 @@ def test_resume_repairs_games_csv_without_reading_it_whole(tmp_path: Path) -> No
     spec = TournamentSpec((CLASSIC,), (load_player_spec("greedy"), load_player_spec("random")), games=200_000)
     folder = RunFolder.create(tmp_path / "run", spec)
     folder.close()
-    fake_games(tmp_path / "run" / "games.csv", 100_000, "ok,")  # about 12 MB
+    fake_games(tmp_path / "run" / "games.csv", 100_000, faults=False)  # about 12 MB
     with open(tmp_path / "run" / "games.csv", "a") as games:
         games.write("classic,100000,500")  # torn
     resumed: list[RunFolder] = []
@@ -634,12 +662,12 @@ def test_resume_repairs_games_csv_without_reading_it_whole(tmp_path: Path) -> No
 def test_report_memory_does_not_grow_with_the_number_of_faults(tmp_path: Path) -> None:
     # reports.py:98 keeps every fault row in a list of frames until the end: a strategy that
     # breaks every game makes memory grow with the run (the ok games stay flat).
+    # Small chunks stand in for a long run; without faults the same sizes peak alike.
     small, large = tmp_path / "small.csv", tmp_path / "large.csv"
-    fault = "error,RuntimeError: something went wrong in the strategy"
-    fake_games(small, 10_000, fault)
-    fake_games(large, 60_000, fault)
-    peaks = [peak_bytes(lambda p=p: build_reports(p)) for p in (small, large)]
-    assert peaks[1] < 1.3 * peaks[0], f"{peaks[0] / 1e6:.1f} MB -> {peaks[1] / 1e6:.1f} MB"
+    fake_games(small, 1_000, faults=True)
+    fake_games(large, 5_000, faults=True)
+    peaks = [peak_bytes(lambda p=p: build_reports(p, chunk_rows=500)) for p in (small, large)]
+    assert peaks[1] < 1.3 * peaks[0], f"{peaks[0] / 1e6:.2f} MB -> {peaks[1] / 1e6:.2f} MB"
 
 
 # --- bad input -----------------------------------------------------------------------------------

@@ -115,7 +115,9 @@ def game_chunks(path: Path, chunk_rows: int = CHUNK_ROWS) -> Iterator[pd.DataFra
             source, dtype=GAME_COLUMNS, chunksize=chunk_rows, keep_default_na=False, na_values={"reason": []}
         )
         for chunk in reader:
-            if rows_per_game is None and len(chunk):
+            if not len(chunk):
+                continue  # a run stopped before its first batch: a header and nothing more
+            if rows_per_game is None:
                 rows_per_game = int((chunk["game"] == chunk["game"].iloc[0]).sum())
             if carry is not None:
                 chunk = pd.concat([carry, chunk], ignore_index=True)
@@ -138,22 +140,29 @@ class RunStats:
 
     summary: pd.DataFrame
     pairwise: pd.DataFrame
-    errors: pd.DataFrame
+    error_count: int  # fault rows; build_reports streams them to a file when given one
     seats: pd.DataFrame  # win rate by seat position: the first-seat advantage
     lengths: pd.DataFrame  # games by length in rounds, per ruleset
 
 
 def build_reports(
-    path: Path, ruleset_order: list[str] | None = None, *, elo_fit: bool = False, chunk_rows: int = CHUNK_ROWS
+    path: Path,
+    ruleset_order: list[str] | None = None,
+    *,
+    elo_fit: bool = False,
+    errors_path: Path | None = None,
+    chunk_rows: int = CHUNK_ROWS,
 ) -> RunStats:
     """The statistics of the games in ``path``.  ``elo_fit``: add a Bradley-Terry Elo (for
-    two-player round-robins)."""
+    two-player round-robins).  ``errors_path``: write the fault rows there as they are found."""
     sums: pd.DataFrame | None = None  # running totals, so memory doesn't grow with the chunks
     pairs: pd.DataFrame | None = None
     seats: pd.DataFrame | None = None
     lengths: pd.DataFrame | None = None
     order = list(ruleset_order or [])
-    errors: list[pd.DataFrame] = []
+    error_count = 0
+    if errors_path is not None:
+        pd.DataFrame(columns=ERROR_COLUMNS).to_csv(errors_path, index=False, lineterminator="\n")
     ratings = MultiplayerRatings()
     for chunk in game_chunks(path, chunk_rows):
         chunk = chunk.assign(error=(chunk["status"] != "ok").astype("int64"))
@@ -180,14 +189,14 @@ def build_reports(
         lengths = _add(lengths, per_game.groupby(["ruleset", "rounds"]).size().to_frame("games"))
         _feed(ratings, chunk)
         bad = chunk[chunk["error"] == 1]
-        if len(bad):
-            errors.append(bad[ERROR_COLUMNS])
+        error_count += len(bad)
+        if len(bad) and errors_path is not None:  # streamed: memory doesn't grow with the faults
+            bad[ERROR_COLUMNS].to_csv(errors_path, mode="a", header=False, index=False, lineterminator="\n")
     summary = _summary(sums, order, ratings)
     pairwise = _pairwise(pairs, order, summary)
     if elo_fit and len(pairwise):
         summary = _with_elo(summary, pairwise)
-    error_table = pd.concat(errors, ignore_index=True) if errors else pd.DataFrame(columns=ERROR_COLUMNS)
-    return RunStats(summary, pairwise, error_table, _seat_table(seats, order), _length_table(lengths, order))
+    return RunStats(summary, pairwise, error_count, _seat_table(seats, order), _length_table(lengths, order))
 
 
 def _feed(ratings: MultiplayerRatings, chunk: pd.DataFrame) -> None:
@@ -300,11 +309,9 @@ def _pairwise(pairs: pd.DataFrame | None, order: list[str], summary: pd.DataFram
 
 def write_reports(folder: Path, ruleset_order: list[str] | None = None, *, elo_fit: bool = False) -> RunStats:
     """Write summary.csv, pairwise.csv and errors.csv next to games.csv; return the statistics."""
-    stats = build_reports(folder / "games.csv", ruleset_order, elo_fit=elo_fit)
-    for name, table in (
-        ("summary.csv", stats.summary),
-        ("pairwise.csv", stats.pairwise),
-        ("errors.csv", stats.errors),
-    ):
+    stats = build_reports(
+        folder / "games.csv", ruleset_order, elo_fit=elo_fit, errors_path=folder / "errors.csv"
+    )
+    for name, table in (("summary.csv", stats.summary), ("pairwise.csv", stats.pairwise)):
         table.to_csv(folder / name, index=False, lineterminator="\n", float_format="%.6f")
     return stats

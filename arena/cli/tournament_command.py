@@ -17,15 +17,15 @@ from arena.analysis.ranking import ranking_text
 from arena.analysis.reports import ReportError, write_reports
 from arena.cli.output import fail
 from arena.cli.rules_commands import resolve_rules
-from arena.engine import PRESETS
+from arena.engine import DEFAULT_MAX_ROUNDS, PRESETS
 from arena.players import BUILTINS, StrategyError, load_player_spec
 from arena.tournament import FORMATS, TournamentSpec, run_tournament
 from arena.tournament.dask_backend import INSTALL_HINT, DaskBackendError
-from arena.tournament.run_folder import RunFolder, RunFolderError, load_saved_spec
+from arena.tournament.run_folder import RunFolder, RunFolderError, load_saved_run
 from arena.tournament.run_info import now_text, run_info
 from arena.tournament.runner import BACKENDS
 from arena.tournament.schedule import Schedule
-from arena.tournament.spec import DEFAULT_GAMES, DEFAULT_MOVE_TIMEOUT, spec_from_identity
+from arena.tournament.spec import DEFAULT_GAMES, DEFAULT_MOVE_TIMEOUT
 
 DEFAULT_PLAYERS = tuple(BUILTINS)
 DEFAULT_RULES = tuple(PRESETS)
@@ -163,7 +163,7 @@ def tournament_command(
             if out is not None:
                 fail("--resume continues a run in its own folder; leave out --out")
             # Options not given take the saved run's values; given ones must match them.
-            base = spec_from_identity(load_saved_spec(resume), command)
+            base = load_saved_run(resume, command)
         spec = TournamentSpec(
             rulesets=tuple(resolve_rules(r) for r in rules or DEFAULT_RULES)
             if base is None or "rules" in given
@@ -176,6 +176,7 @@ def tournament_command(
             seed=seed if base is None or "seed" in given else base.seed,
             seats=seats if base is None or "seats" in given else base.seats,
             move_timeout=move_timeout if base is None or "move_timeout" in given else base.move_timeout,
+            max_rounds=base.max_rounds if base is not None else DEFAULT_MAX_ROUNDS,
             command=command,
         )
         schedule = Schedule(spec)
@@ -235,8 +236,15 @@ def tournament_command(
     click.echo(
         f"\n{outcome.games_written:,} games in {folder.path}/ ({outcome.games_played:,} played in "
         f"{outcome.seconds:.1f} s, {outcome.games_per_second:,.0f} games/s); "
-        f"{len(stats.errors):,} faults in errors.csv"
+        f"{stats.error_count:,} faults in errors.csv"
     )
+    if outcome.error is not None:
+        click.echo(
+            f"arena: error: {outcome.error}; {outcome.games_written:,} of {total:,} games kept; "
+            f"continue with `arena tournament --resume {shlex.quote(str(folder.path))}`",
+            err=True,
+        )
+        raise SystemExit(1)
     if outcome.interrupted:
         click.echo(
             f"interrupted: {outcome.games_written:,} of {total:,} games kept; continue with "

@@ -168,6 +168,11 @@ def validate(rules: Ruleset) -> None:
         # bool is a subclass of int: refuse True where a number is meant and vice versa.
         if type(value) is not expected:
             raise RulesetError(name, f"must be {expected.__name__}, got {type(value).__name__} {value!r}")
+    for key in ("name", "description"):
+        if any(c in getattr(rules, key) for c in "\r\n"):
+            raise RulesetError(key, "must be one line")
+    if not rules.name.strip():
+        raise RulesetError("name", "must not be empty")
     if rules.dice not in (5, 6):
         raise RulesetError("dice", f"must be 5 or 6, got {rules.dice}")
     for key in (

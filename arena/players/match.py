@@ -16,6 +16,11 @@ from arena.engine.events import Event
 from arena.players.protocol import GameInfo, Player
 from arena.players.timeout import MoveClock, MoveTimeout, move_clock
 
+#: In a worker process, which ignores Ctrl-C, a KeyboardInterrupt can only come from a strategy,
+#: so there it is the strategy's fault; in the main process it is the user's Ctrl-C.  Workers set
+#: this (see arena.tournament.runner).
+strategy_interrupts_are_faults = False
+
 #: Mixed into strategy seeds so that a strategy's random stream never equals a dice stream.
 STRATEGY_SEED_SALT = 0x5354524154454759  # "STRATEGY"
 
@@ -59,7 +64,7 @@ def play_match(
         start = getattr(player, "start_game", None)
         if start is not None:
             info = GameInfo(rules, seat, n, names, derive_seed(seed, STRATEGY_SEED_SALT, seat))
-            _call(seat, start, info, clock)
+            _call(seat, start, info, clock, None)
     deciders = [p.decide for p in players]
     game = Game(rules, n, seed, on_event=on_event, max_rounds=max_rounds)
     if move_timeout is None:
@@ -70,7 +75,7 @@ def play_match(
     for seat, player in enumerate(players):
         end = getattr(player, "end_game", None)
         if end is not None:
-            _call(seat, end, result, clock)
+            _call(seat, end, result, clock, game)
     return result
 
 
@@ -81,7 +86,11 @@ def _loop(game: Game, deciders: list[Callable]) -> None:
         seat = game.seat
         try:
             action = deciders[seat](view())
-        except Exception as exc:
+        except KeyboardInterrupt as exc:
+            if not strategy_interrupts_are_faults:
+                raise  # the user's Ctrl-C: stop the tournament
+            raise PlayerFault(seat, "error", one_line(exc), game) from exc
+        except BaseException as exc:  # SystemExit too: a strategy may not end the tournament
             raise PlayerFault(seat, "error", one_line(exc), game) from exc
         try:
             apply(action)
@@ -98,39 +107,65 @@ def _timed_loop(game: Game, deciders: list[Callable], limit: float) -> None:
     while not game.over:
         seat = game.seat
         situation = view()
+        failure: BaseException | None = None
+        over = False
         try:
-            clock.started = now()
-            action = deciders[seat](situation)
-            overran = clock.overran()
-        except MoveTimeout as exc:
-            raise PlayerFault(seat, "timeout", str(exc), game) from None
-        except Exception as exc:
-            overran = clock.overran()
-            if not overran:
-                raise PlayerFault(seat, "error", one_line(exc), game) from exc
-        finally:
+            try:
+                clock.started = now()
+                action = deciders[seat](situation)
+            except MoveTimeout:
+                raise
+            except KeyboardInterrupt as exc:
+                if not strategy_interrupts_are_faults:
+                    raise
+                failure = exc
+            except BaseException as exc:
+                failure = exc
+            finally:
+                over = clock.overran()
+                clock.started = None
+        except MoveTimeout:
+            # The watchdog interrupts a decision at most once, wherever the signal lands.
             clock.started = None
-        if overran:
+            over = True
+        if over:
             raise PlayerFault(seat, "timeout", f"no decision within {limit:g} s", game)
+        if failure is not None:
+            raise PlayerFault(seat, "error", one_line(failure), game) from failure
         try:
             apply(action)
         except IllegalAction as exc:
             raise PlayerFault(seat, "illegal", str(exc), game) from None
 
 
-def _call(seat: int, hook: Callable[..., object], arg: object, clock: MoveClock | None) -> None:
+def _call(
+    seat: int, hook: Callable[..., object], arg: object, clock: MoveClock | None, game: Game | None
+) -> None:
+    """Call a start_game or end_game hook; any failure is the seat's fault."""
+    failure: BaseException | None = None
+    over = False
     try:
-        if clock is not None:
-            clock.started = time.perf_counter()
-        hook(arg)
-        if clock is not None and clock.overran():
-            raise PlayerFault(seat, "timeout", f"{hook.__name__} took longer than {clock.limit:g} s")
-    except MoveTimeout as exc:
-        raise PlayerFault(seat, "timeout", f"{hook.__name__}: {exc}") from None
-    except PlayerFault:
-        raise
-    except Exception as exc:
-        raise PlayerFault(seat, "error", one_line(exc)) from exc
-    finally:
+        try:
+            if clock is not None:
+                clock.started = time.perf_counter()
+            hook(arg)
+        except MoveTimeout:
+            raise
+        except KeyboardInterrupt as exc:
+            if not strategy_interrupts_are_faults:
+                raise
+            failure = exc
+        except BaseException as exc:
+            failure = exc
+        finally:
+            if clock is not None:
+                over = clock.overran()
+                clock.started = None
+    except MoveTimeout:
         if clock is not None:
             clock.started = None
+        over = True
+    if over and clock is not None:
+        raise PlayerFault(seat, "timeout", f"{hook.__name__} took longer than {clock.limit:g} s", game)
+    if failure is not None:
+        raise PlayerFault(seat, "error", f"{hook.__name__}: {one_line(failure)}", game) from failure

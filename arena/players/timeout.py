@@ -43,14 +43,19 @@ class MoveClock:
             self._thread.start()
 
     def _watch(self) -> None:
+        signalled = None  # the decision already interrupted: never twice
         while True:
             limit = self.limit
             started = self.started
-            if limit is not None and started is not None and time.perf_counter() - started > limit:
+            if (
+                limit is not None
+                and started is not None
+                and started != signalled
+                and time.perf_counter() - started > limit
+            ):
+                signalled = started
                 signal.pthread_kill(self._main, signal.SIGALRM)  # type: ignore[arg-type]
-                time.sleep(limit)  # give the handler time before looking again
-            else:
-                time.sleep(min(0.01, (limit or 1.0) / 4))
+            time.sleep(min(0.01, (limit or 1.0) / 4))
 
     def _on_alarm(self, signum: int, frame: object) -> None:
         limit, started = self.limit, self.started

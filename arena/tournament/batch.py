@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from arena.players import PlayerFault, play_match
+from arena.players import PlayerFault, match, play_match
+from arena.players.match import one_line
 from arena.tournament.rows import csv_field, fault_rows, fault_shares, game_rows
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import TournamentSpec
@@ -37,7 +38,6 @@ class BatchPlayer:
         spec = self.spec
         slot_of = self.schedule.slot
         rulesets = spec.rulesets
-        players = spec.players
         timeout = spec.move_timeout
         max_rounds = spec.max_rounds
         parts: list[str] = []
@@ -48,27 +48,11 @@ class BatchPlayer:
             names = [self._player_fields[i] for i in slot.seats]
             ruleset = self._ruleset_fields[slot.ruleset]
             try:
-                seated = [players[i].create() for i in slot.seats]
-            except Exception as exc:
-                # A constructor that fails now (it worked when the spec was checked) loses the game.
-                bad = next(i for i, p in enumerate(slot.seats) if not _creates(players[p]))
+                seated = self._seat_players(slot.seats)
+            except PlayerFault as fault:  # a constructor failed: that player loses the game
                 faults += 1
-                zeros = (0,) * len(names)
-                parts.append(
-                    fault_rows(
-                        ruleset,
-                        game,
-                        slot.deal,
-                        slot.seed,
-                        names,
-                        zeros,
-                        zeros,
-                        zeros,
-                        bad,
-                        "error",
-                        f"creating the player failed: {type(exc).__name__}: {exc}",
-                    )
-                )
+                parts.append(self._fault(ruleset, slot.game, slot.deal, slot.seed, names, fault))
+                shares.append(fault_shares(len(names), fault.seat))
                 continue
             try:
                 result = play_match(
@@ -83,6 +67,20 @@ class BatchPlayer:
             shares.append(result.win_shares)
         return BatchResult(start, stop, "".join(parts), faults, tuple(shares))
 
+    def _seat_players(self, seats: tuple[int, ...]) -> list:
+        """Fresh player objects for one game, one at a time, so a failing constructor is known."""
+        seated = []
+        for seat, index in enumerate(seats):
+            try:
+                seated.append(self.spec.players[index].create())
+            except KeyboardInterrupt:
+                if not match.strategy_interrupts_are_faults:
+                    raise
+                raise PlayerFault(seat, "error", "creating the player was interrupted") from None
+            except BaseException as exc:
+                raise PlayerFault(seat, "error", f"creating the player failed: {one_line(exc)}") from exc
+        return seated
+
     @staticmethod
     def _fault(ruleset: str, game: int, deal: int, seed: int, names: list[str], fault: PlayerFault) -> str:
         n = len(names)
@@ -91,11 +89,3 @@ class BatchPlayer:
         return fault_rows(
             ruleset, game, deal, seed, names, scores, turns, farkles, fault.seat, fault.status, fault.reason
         )
-
-
-def _creates(player: object) -> bool:
-    try:
-        player.create()  # type: ignore[attr-defined]
-    except Exception:
-        return False
-    return True

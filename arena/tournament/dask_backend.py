@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from arena.players import PlayerSpec, load_player_spec
+from arena.players import PlayerSpec, load_player_spec, match
 from arena.tournament.batch import BatchPlayer, BatchResult
 from arena.tournament.spec import TournamentSpec
 
@@ -94,6 +94,7 @@ _PLAYERS: dict[int, BatchPlayer] = {}
 
 
 def _play_on_worker(portable: TournamentSpec, start: int, stop: int) -> BatchResult:
+    match.strategy_interrupts_are_faults = True  # a Dask worker's KeyboardInterrupt is a strategy's
     key = id(portable)
     if key not in _PLAYERS:
         _PLAYERS.clear()

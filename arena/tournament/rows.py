@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
-
 from arena.engine import GameResult
 
 COLUMNS = (
@@ -26,10 +23,16 @@ HEADER = ",".join(COLUMNS) + "\n"
 
 
 def csv_field(text: str) -> str:
-    """``text`` as one CSV field (quoted where it holds a comma, quote or newline)."""
-    buffer = io.StringIO()
-    csv.writer(buffer, lineterminator="").writerow([text])
-    return buffer.getvalue()
+    """``text`` as one CSV field: quoted, with quotes doubled, where it holds a comma, a quote or
+    a line break (the csv module would leave a bare line break in a field unquoted)."""
+    if any(c in text for c in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def one_line_text(text: str) -> str:
+    """A reason on one line: every run of white space, line breaks included, becomes a space."""
+    return " ".join(text.split())
 
 
 def win_text(share: float) -> str:
@@ -78,7 +81,7 @@ def fault_rows(
     lines = []
     for seat in range(n):
         if seat == faulty:
-            rank, win, state, why = n, "0", status, csv_field(reason)
+            rank, win, state, why = n, "0", status, csv_field(one_line_text(reason))
         else:
             rank = 1 + sum(scores[o] > scores[seat] for o in others)
             win, state, why = share, "ok", ""

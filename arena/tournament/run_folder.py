@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.tournament.rows import HEADER
-from arena.tournament.spec import TournamentSpec
+from arena.tournament.spec import TournamentSpec, spec_from_identity
 
 GAMES = "games.csv"
 SPEC = "spec.json"
@@ -47,6 +47,9 @@ class RunFolder:
             )
             with open(path / GAMES, "w", encoding="utf-8", newline="") as games:
                 games.write(HEADER)
+                games.flush()
+                os.fsync(games.fileno())
+            _fsync_folder(path)  # the new files' names are durable too
         except OSError as exc:
             raise RunFolderError(f"cannot write {path}: {exc.strerror or exc}") from None
         return cls(path, 0)
@@ -94,28 +97,91 @@ def load_saved_spec(path: Path) -> dict[str, Any]:
         raise RunFolderError(f"{path / SPEC} can't be read: {exc}") from None
     if not (path / GAMES).is_file():
         raise RunFolderError(f"{path} is not a tournament folder (no {GAMES})")
+    if not isinstance(data, dict) or "fingerprint" not in data:
+        raise RunFolderError(
+            f"{path / SPEC} is damaged (not the settings arena saved); the run can't be resumed"
+        )
     return data
 
 
+def load_saved_run(path: Path, command: str = "") -> TournamentSpec:
+    """The spec a run folder was started with, rebuilt; a damaged spec.json is one line."""
+    from arena.players.loading import StrategyError
+
+    saved = load_saved_spec(path)
+    try:
+        return spec_from_identity(saved, command)
+    except StrategyError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        detail = " ".join(str(exc).split())
+        raise RunFolderError(
+            f"{path / SPEC} is damaged ({type(exc).__name__}: {detail}); the run can't be resumed from it"
+        ) from None
+
+
+BLOCK = 1 << 20
+
+
 def _repair(games_path: Path, rows_per_game: int) -> int:
-    """Cut games.csv back to its header and complete games; return how many games it holds."""
+    """Cut games.csv back to its header and complete games; return how many games it holds.
+
+    Streams the file in blocks (memory doesn't grow with it).  A header torn by a power cut
+    right after the run started is written again.
+    """
+    header = HEADER.encode()
     with open(games_path, "rb+") as games:
-        data = games.read()
-        if not data.startswith(HEADER.encode()):
+        head = games.read(len(header))
+        if head != header:
+            rest = games.read(1)
+            if header.startswith(head) and not rest:  # nothing but part of the header
+                games.seek(0)
+                games.truncate()
+                games.write(header)
+                games.flush()
+                os.fsync(games.fileno())
+                return 0
             raise RunFolderError(f"{games_path} does not start with the games.csv header")
-        lines = data.count(b"\n") - 1  # complete data lines after the header
+        lines = 0
+        while block := games.read(BLOCK):
+            lines += block.count(b"\n")
         complete_games = lines // rows_per_game
-        keep_lines = 1 + complete_games * rows_per_game
-        cut = 0
-        for _ in range(keep_lines):
-            cut = data.index(b"\n", cut) + 1
-        if cut != len(data):
+        keep = complete_games * rows_per_game
+        games.seek(len(header))
+        cut = len(header)
+        while keep:
+            block = games.read(BLOCK)
+            count = block.count(b"\n")
+            if count < keep:
+                keep -= count
+                cut += len(block)
+                continue
+            position = -1
+            for _ in range(keep):
+                position = block.index(b"\n", position + 1)
+            cut += position + 1
+            keep = 0
+        games.seek(0, os.SEEK_END)
+        if cut != games.tell():
             games.truncate(cut)
+            games.flush()
+            os.fsync(games.fileno())
     return complete_games
 
 
+def _fsync_folder(path: Path) -> None:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    with open(path, "w", encoding="utf-8") as file:
+        file.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+        file.flush()
+        os.fsync(file.fileno())
 
 
 def _jsonish(value: Any) -> Any:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
+from arena.players import match
 from arena.tournament.batch import BatchPlayer, BatchResult
 from arena.tournament.run_folder import RunFolder
 from arena.tournament.schedule import Schedule
@@ -36,6 +37,7 @@ class RunOutcome:
     seconds: float
     faults: int
     interrupted: bool
+    error: str | None = None  # why the run stopped early, if not by Ctrl-C
 
     @property
     def games_per_second(self) -> float:
@@ -59,6 +61,7 @@ _WORKER: BatchPlayer | None = None
 def _init_worker(spec: TournamentSpec) -> None:
     global _WORKER
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    match.strategy_interrupts_are_faults = True
     _WORKER = BatchPlayer(spec)
 
 
@@ -92,14 +95,29 @@ def batch_results(
         player = BatchPlayer(spec)
         yield (player.play(a, b) for a, b in tasks)
         return
-    from multiprocess import Pool  # imported here: a serial run doesn't pay for it
+    import multiprocess as multiprocessing  # imported here: a serial run doesn't pay for it
+    from multiprocess import Pool
 
     pool = Pool(workers, initializer=_init_worker, initargs=(spec,))
     drained = False
 
     def in_order() -> Iterator[BatchResult]:
         nonlocal drained
-        yield from pool.imap(_play, tasks)  # in task order, computed in parallel
+        results = pool.imap(_play, tasks)  # in task order, computed in parallel
+        workers_at_start = _worker_pids(pool)
+        for start, stop in tasks:
+            while True:
+                try:
+                    yield results.next(timeout=0.5)
+                    break
+                except multiprocessing.TimeoutError:
+                    # The pool replaces a worker that died (a strategy called os._exit or crashed
+                    # the interpreter) but its task is lost: waiting longer would hang forever.
+                    if _worker_pids(pool) != workers_at_start:
+                        raise WorkerDied(
+                            f"a worker process died while playing games {start:,} to {stop - 1:,} "
+                            "(a strategy may have called os._exit or crashed Python)"
+                        ) from None
         drained = True
 
     try:
@@ -112,6 +130,14 @@ def batch_results(
         else:
             pool.terminate()
         pool.join()
+
+
+class WorkerDied(RuntimeError):
+    """A worker process died mid-batch; the message is one line."""
+
+
+def _worker_pids(pool: object) -> set[int]:
+    return {process.pid for process in pool._pool}  # type: ignore[attr-defined]
 
 
 def run_tournament(
@@ -147,6 +173,7 @@ def run_tournament(
     faults = 0
     began = time.perf_counter()
     interrupted = False
+    error = None
     try:
         with batch_results(spec, tasks, workers, backend=backend, scheduler=scheduler) as results:
             for result in results:
@@ -158,8 +185,10 @@ def run_tournament(
                     on_batch(result)
     except KeyboardInterrupt:
         interrupted = True
+    except WorkerDied as exc:
+        interrupted, error = True, str(exc)
     finally:
         bar.close()
         folder.close()
     seconds = time.perf_counter() - began
-    return RunOutcome(total, written, written - start, seconds, faults, interrupted)
+    return RunOutcome(total, written, written - start, seconds, faults, interrupted, error)

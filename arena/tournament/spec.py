@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,8 +66,18 @@ class TournamentSpec:
             raise ValueError(f"games must be at least 1, got {self.games}")
         if self.seed < 0:
             raise ValueError(f"seed must be zero or more, got {self.seed}")
-        if self.move_timeout is not None and self.move_timeout <= 0:
-            raise ValueError(f"move timeout must be positive, got {self.move_timeout}")
+        if self.move_timeout is not None and not (0 < self.move_timeout < math.inf):
+            raise ValueError(f"move timeout must be a positive number of seconds, got {self.move_timeout}")
+        names = [r.name for r in self.rulesets]
+        repeated = sorted({name for name in names if names.count(name) > 1})
+        if repeated:
+            raise ValueError(
+                f"two rulesets are named {repeated[0]!r}: results are grouped by ruleset name, "
+                "so give each its own name (the TOML key name)"
+            )
+        for player in self.players:
+            if any(c in player.label for c in "\r\n"):
+                raise ValueError(f"player name {player.label!r} has a line break; names must be one line")
         n = len(self.players)
         if self.format == "free-for-all":
             if n < 1:
