@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from arena.engine import DEFAULT_MAX_ROUNDS, Game, GameResult, IllegalAction, Ruleset, derive_seed
 from arena.engine.events import Event
@@ -98,57 +99,22 @@ def _loop(game: Game, deciders: list[Callable]) -> None:
             raise PlayerFault(seat, "illegal", str(exc), game) from None
 
 
-def _timed_loop(game: Game, deciders: list[Callable], limit: float) -> None:
-    """The game loop with each decision timed against ``limit`` seconds."""
-    clock = move_clock()
-    view = game.view
-    apply = game.apply
-    now = time.perf_counter
-    while not game.over:
-        seat = game.seat
-        situation = view()
-        failure: BaseException | None = None
-        over = False
-        try:
-            try:
-                clock.started = now()
-                action = deciders[seat](situation)
-            except MoveTimeout:
-                raise
-            except KeyboardInterrupt as exc:
-                if not strategy_interrupts_are_faults:
-                    raise
-                failure = exc
-            except BaseException as exc:
-                failure = exc
-            finally:
-                over = clock.overran()
-                clock.started = None
-        except MoveTimeout:
-            # The watchdog interrupts a decision at most once, wherever the signal lands.
-            clock.started = None
-            over = True
-        if over:
-            raise PlayerFault(seat, "timeout", f"no decision within {limit:g} s", game)
-        if failure is not None:
-            raise PlayerFault(seat, "error", one_line(failure), game) from failure
-        try:
-            apply(action)
-        except IllegalAction as exc:
-            raise PlayerFault(seat, "illegal", str(exc), game) from None
+def _guarded(
+    clock: MoveClock | None, fn: Callable[[Any], Any], arg: object
+) -> tuple[Any, BaseException | None, bool]:
+    """``fn(arg)`` timed by ``clock``: (its value, what it raised, whether it overran).
 
-
-def _call(
-    seat: int, hook: Callable[..., object], arg: object, clock: MoveClock | None, game: Game | None
-) -> None:
-    """Call a start_game or end_game hook; any failure is the seat's fault."""
-    failure: BaseException | None = None
+    Anything a strategy raises is caught, SystemExit included (a strategy may not end the
+    tournament), and so is the watchdog's MoveTimeout wherever its signal lands: it interrupts a
+    call at most once.  A KeyboardInterrupt is the user's Ctrl-C unless this is a worker.
+    """
+    value = failure = None
     over = False
     try:
         try:
             if clock is not None:
                 clock.started = time.perf_counter()
-            hook(arg)
+            value = fn(arg)
         except MoveTimeout:
             raise
         except KeyboardInterrupt as exc:
@@ -165,6 +131,32 @@ def _call(
         if clock is not None:
             clock.started = None
         over = True
+    return value, failure, over
+
+
+def _timed_loop(game: Game, deciders: list[Callable], limit: float) -> None:
+    """The game loop with each decision timed against ``limit`` seconds."""
+    clock = move_clock()
+    view = game.view
+    apply = game.apply
+    while not game.over:
+        seat = game.seat
+        action, failure, over = _guarded(clock, deciders[seat], view())
+        if over:
+            raise PlayerFault(seat, "timeout", f"no decision within {limit:g} s", game)
+        if failure is not None:
+            raise PlayerFault(seat, "error", one_line(failure), game) from failure
+        try:
+            apply(action)
+        except IllegalAction as exc:
+            raise PlayerFault(seat, "illegal", str(exc), game) from None
+
+
+def _call(
+    seat: int, hook: Callable[..., object], arg: object, clock: MoveClock | None, game: Game | None
+) -> None:
+    """Call a start_game or end_game hook; any failure is the seat's fault."""
+    _, failure, over = _guarded(clock, hook, arg)
     if over and clock is not None:
         raise PlayerFault(seat, "timeout", f"{hook.__name__} took longer than {clock.limit:g} s", game)
     if failure is not None:
