@@ -43,11 +43,6 @@ def score_from_elo(elo: float) -> float:
     return 1 / (1 + 10 ** (-elo / 400))
 
 
-def elo_interval(low_score: float, high_score: float) -> tuple[float, float]:
-    """An interval on the score carried over to Elo (the transform is monotonic)."""
-    return elo_from_score(low_score), elo_from_score(high_score)
-
-
 def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
     """Wald's stopping bounds on the log-likelihood ratio: accept H0 at or below the first,
     H1 at or above the second.  alpha = beta = 0.05 gives (-2.944, 2.944)."""

@@ -53,10 +53,6 @@ def faces_of(key: int) -> tuple[int, ...]:
     return tuple(face for face, c in zip(FACES, counts_of(key), strict=True) for _ in range(c))
 
 
-def size_of(key: int) -> int:
-    return sum(counts_of(key))
-
-
 def all_multisets(n_dice: int) -> list[int]:
     """Keys of every multiset of exactly ``n_dice`` dice, in ascending key order."""
     keys = {0}

@@ -29,7 +29,6 @@ class MoveClock:
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._main = threading.main_thread().ident
-        self.can_interrupt = False
 
     def arm(self, limit: float | None) -> None:
         """Set the limit; start the watchdog the first time a limit is set."""
@@ -38,7 +37,6 @@ class MoveClock:
             return
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGALRM, self._on_alarm)
-            self.can_interrupt = True
             self._thread = threading.Thread(target=self._watch, name="arena-move-clock", daemon=True)
             self._thread.start()
 
