@@ -1,0 +1,40 @@
+"""Every example ruleset in rulesets/ loads, says what it changes, and plays."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arena.engine import CLASSIC, load_ruleset
+from arena.players import load_player_spec, play_match
+
+FILES = sorted((Path(__file__).resolve().parents[1] / "rulesets").glob("*.toml"))
+EXPECTED = {
+    "house": {"dice": 6, "three_pairs": True, "three_pairs_value": 1500, "farkle_penalty": 1000},
+    "six-dice-straights": {"dice": 6, "straights": True, "three_pairs": True, "entry_threshold": 500},
+    "five-dice-straights": {"straights": True, "straight_1_to_5": 500, "straight_2_to_6": 750},
+    "short-evening": {"target": 5000},
+    "strict-entry": {"entry_threshold": 1000},
+    "must-roll-after-hot-dice": {"must_roll_after_hot_dice": True},
+    "exact-target": {"exact_target": True},
+    "three-farkles-to-zero": {"farkle_penalty_to_zero": True},
+    "fixed-values": {"kind_scoring": "fixed_values"},
+    "playoff": {"ties": "playoff"},
+}
+
+
+def test_every_file_is_listed() -> None:
+    assert {f.stem for f in FILES} == set(EXPECTED)
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
+def test_ruleset_file_loads_and_plays(path: Path) -> None:
+    rules = load_ruleset(str(path))
+    assert rules.name == path.stem and rules.description
+    for key, value in EXPECTED[path.stem].items():
+        assert getattr(rules, key) == value, key
+    assert rules != CLASSIC
+    players = [load_player_spec("optimal").create(), load_player_spec("tactician").create()]
+    for seed in range(3):
+        assert play_match(rules, players, seed).reason == "target"
