@@ -155,10 +155,7 @@ def build_reports(
 ) -> RunStats:
     """The statistics of the games in ``path``.  ``elo_fit``: add a Bradley-Terry Elo (for
     two-player round-robins).  ``errors_path``: write the fault rows there as they are found."""
-    sums: pd.DataFrame | None = None  # running totals, so memory doesn't grow with the chunks
-    pairs: pd.DataFrame | None = None
-    seats: pd.DataFrame | None = None
-    lengths: pd.DataFrame | None = None
+    sums, pairs, seats, lengths = Totals(), Totals(), Totals(), Totals()  # running sums: flat memory
     order = list(ruleset_order or [])
     error_count = 0
     if errors_path is not None:
@@ -175,10 +172,9 @@ def build_reports(
             farkles=("farkles", "sum"),
             errors=("error", "sum"),
         )
-        sums = _add(sums, per_player)
-        pairs = _add(pairs, _pair_sums(chunk))
-        seats = _add(
-            seats,
+        sums.add(per_player)
+        pairs.add(_pair_sums(chunk))
+        seats.add(
             chunk.assign(table=chunk.groupby("game")["seat"].transform("size"))
             .groupby(["ruleset", "table", "seat"])
             .agg(games=("game", "size"), wins=("win", "sum")),
@@ -186,17 +182,23 @@ def build_reports(
         per_game = (
             chunk.groupby(["ruleset", "game"], sort=False)["turns"].max().rename("rounds").reset_index()
         )
-        lengths = _add(lengths, per_game.groupby(["ruleset", "rounds"]).size().to_frame("games"))
+        lengths.add(per_game.groupby(["ruleset", "rounds"]).size().to_frame("games"))
         _feed(ratings, chunk)
         bad = chunk[chunk["error"] == 1]
         error_count += len(bad)
         if len(bad) and errors_path is not None:  # streamed: memory doesn't grow with the faults
             bad[ERROR_COLUMNS].to_csv(errors_path, mode="a", header=False, index=False, lineterminator="\n")
-    summary = _summary(sums, order, ratings)
-    pairwise = _pairwise(pairs, order, summary)
+    summary = _summary(sums.frame(), order, ratings)
+    pairwise = _pairwise(pairs.frame(), order, summary)
     if elo_fit and len(pairwise):
         summary = _with_elo(summary, pairwise)
-    return RunStats(summary, pairwise, error_count, _seat_table(seats, order), _length_table(lengths, order))
+    return RunStats(
+        summary,
+        pairwise,
+        error_count,
+        _seat_table(seats.frame(), order),
+        _length_table(lengths.frame(), order),
+    )
 
 
 def _feed(ratings: MultiplayerRatings, chunk: pd.DataFrame) -> None:
@@ -229,7 +231,9 @@ def _seat_table(seats: pd.DataFrame | None, order: list[str]) -> pd.DataFrame:
     columns = ["ruleset", "seats", "seat", "games", "wins", "win_rate", "ci_low", "ci_high", "fair_share"]
     if seats is None:
         return pd.DataFrame(columns=columns)
-    table = _with_interval(seats.reset_index().rename(columns={"table": "seats"}))
+    table = seats.reset_index().rename(columns={"table": "seats"})
+    table["games"] = table["games"].astype("int64")
+    table = _with_interval(table)
     table["fair_share"] = 1 / table["seats"]
     table["ruleset_order"] = table["ruleset"].map({r: i for i, r in enumerate(order)})
     return table.sort_values(["ruleset_order", "seats", "seat"])[columns].reset_index(drop=True)
@@ -246,8 +250,33 @@ def _length_table(lengths: pd.DataFrame | None, order: list[str]) -> pd.DataFram
     )
 
 
-def _add(total: pd.DataFrame | None, part: pd.DataFrame) -> pd.DataFrame:
-    return part if total is None else total.add(part, fill_value=0)
+class Totals:
+    """Sums per group across chunks, kept in a dict: memory is the number of groups (players,
+    pairs, seats), never the number of games.  (pandas' DataFrame.add re-aligns its index on
+    every call, and memory crept up chunk by chunk.)"""
+
+    def __init__(self) -> None:
+        self._rows: dict[tuple, list[float]] = {}
+        self._columns: list[str] = []
+        self._index_names: list[str] = []
+
+    def add(self, frame: pd.DataFrame) -> None:
+        if not self._columns:
+            self._columns = list(frame.columns)
+            self._index_names = list(frame.index.names)
+        for key, values in zip(frame.index, frame.to_numpy(dtype=float), strict=True):
+            row = self._rows.get(key)
+            if row is None:
+                self._rows[key] = list(values)
+            else:
+                for k, value in enumerate(values):
+                    row[k] += value
+
+    def frame(self) -> pd.DataFrame | None:
+        if not self._rows:
+            return None
+        index = pd.MultiIndex.from_tuples(list(self._rows), names=self._index_names)
+        return pd.DataFrame(list(self._rows.values()), index=index, columns=self._columns)
 
 
 def _pair_sums(chunk: pd.DataFrame) -> pd.DataFrame:

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import math
 import os
 
 import click
 
+from arena.analysis.pairs import MIN_PAIRS
 from arena.analysis.stats import elo_from_score
 from arena.cli.output import echo_json, fail
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
 from arena.players import StrategyError, load_player_spec
 from arena.tournament.duel import DuelOutcome, Sprt, SprtError, run_duel
+from arena.tournament.runner import BatchFailed
 from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT
+
+
+def finite(value: float) -> float | None:
+    """JSON has no infinity: an Elo of ±inf (one side won every game) is null."""
+    return value if math.isfinite(value) else None
 
 
 def signed(value: float) -> str:
@@ -71,17 +79,20 @@ def duel_command(
         fail(f"{'--max-games' if sprt else '--games'} must be at least 2 (one pair), got {limit}")
     if workers is not None and workers < 1:
         fail(f"--workers must be at least 1, got {workers}")
-    outcome = run_duel(
-        rules,
-        a,
-        b,
-        games=limit,
-        seed=seed,
-        sprt=sprt,
-        workers=workers or os.cpu_count() or 1,
-        move_timeout=move_timeout,
-        progress=progress,
-    )
+    try:
+        outcome = run_duel(
+            rules,
+            a,
+            b,
+            games=limit,
+            seed=seed,
+            sprt=sprt,
+            workers=workers or os.cpu_count() or 1,
+            move_timeout=move_timeout,
+            progress=progress,
+        )
+    except BatchFailed as exc:
+        fail(str(exc), 1)
     if as_json:
         echo_json(duel_json(outcome, rules.name))
     else:
@@ -99,8 +110,9 @@ def duel_json(o: DuelOutcome, rules: str) -> dict:
         "wins": list(o.wins),
         "score": o.tally.mean,
         "score_interval": [low, high],
-        "elo": elo_from_score(o.tally.mean),
-        "elo_interval": [elo_from_score(low), elo_from_score(high)],
+        "interval_from": "pairs" if o.tally.pairs_are_informative else "games",
+        "elo": finite(elo_from_score(o.tally.mean)),
+        "elo_interval": [finite(elo_from_score(low)), finite(elo_from_score(high))],
         "faults": o.faults,
     }
     if o.sprt is not None:
@@ -124,8 +136,12 @@ def duel_text(o: DuelOutcome, rules: str) -> str:
     lines = [
         f"{a} vs {b} on {rules}: {t.games:,} games ({t.pairs:,} deals, each in both seat orders)",
         f"  wins          {a} {o.wins[0]:g}, {b} {o.wins[1]:g}",
-        f"  score of {a}  {t.mean * 100:.1f} %  95% interval [{low * 100:.1f}, {high * 100:.1f}] from game "
-        f"pairs ([{game_low * 100:.1f}, {game_high * 100:.1f}] counting games one by one)",
+        f"  score of {a}  {t.mean * 100:.1f} %  95% interval [{low * 100:.1f}, {high * 100:.1f}] "
+        + (
+            f"from game pairs ([{game_low * 100:.1f}, {game_high * 100:.1f}] counting games one by one)"
+            if t.pairs_are_informative
+            else f"counting games one by one (pairs are used from {MIN_PAIRS} on, unless all alike)"
+        ),
         f"  Elo difference {signed(elo_from_score(t.mean))}  95% interval "
         f"[{signed(elo_from_score(low))}, {signed(elo_from_score(high))}]",
     ]

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from arena.players import PlayerSpec, load_player_spec, match
 from arena.tournament.batch import BatchPlayer, BatchResult
+from arena.tournament.runner import BatchFailed
 from arena.tournament.spec import TournamentSpec
 
 INSTALL_HINT = (
@@ -90,16 +91,15 @@ def _local_cluster(local_cluster: type, workers: int):
             signal.signal(signal.SIGINT, previous)
 
 
-_PLAYERS: dict[int, BatchPlayer] = {}
+_PLAYERS: dict[str, BatchPlayer] = {}
 
 
-def _play_on_worker(portable: TournamentSpec, start: int, stop: int) -> BatchResult:
+def _play_on_worker(portable: TournamentSpec, tag: str, start: int, stop: int) -> BatchResult:
     match.strategy_interrupts_are_faults = True  # a Dask worker's KeyboardInterrupt is a strategy's
-    key = id(portable)
-    if key not in _PLAYERS:
+    if tag not in _PLAYERS:  # one spec per worker at a time, keyed by its fingerprint
         _PLAYERS.clear()
-        _PLAYERS[key] = BatchPlayer(_rebuild(portable))
-    return _PLAYERS[key].play(start, stop)
+        _PLAYERS[tag] = BatchPlayer(_rebuild(portable))
+    return _PLAYERS[tag].play(start, stop)
 
 
 @contextmanager
@@ -125,9 +125,10 @@ def dask_batch_results(
         where = f"the Dask scheduler at {scheduler}" if scheduler else "a local Dask cluster"
         raise DaskBackendError(f"cannot reach {where}: {' '.join(str(exc).split())}") from None
     try:
-        portable = client.scatter(_portable(spec), broadcast=True)
+        # The spec travels with every task (a few kilobytes against a thousand games): scattered
+        # once, it would be lost if every worker holding it died.
         threads = sum(client.nthreads().values()) or 1
-        yield _in_order(client, portable, tasks, TASKS_PER_THREAD * threads, spec.fingerprint()[:16])
+        yield _in_order(client, _portable(spec), tasks, TASKS_PER_THREAD * threads, spec.fingerprint()[:16])
     finally:
         client.close()
         if cluster is not None:
@@ -143,27 +144,34 @@ def _in_order(client, portable, tasks: list[tuple[int, int]], window: int, tag: 
         task = next(queued, None)
         if task is not None:
             start, stop = task
-            pending.append(
-                client.submit(
-                    _play_on_worker,
-                    portable,
-                    start,
-                    stop,
-                    key=f"arena-{tag}-{start}-{stop}",
-                    retries=3,
-                    pure=False,
-                )
+            future = client.submit(
+                _play_on_worker,
+                portable,
+                tag,
+                start,
+                stop,
+                key=f"arena-{tag}-{start}-{stop}",
+                retries=3,
+                pure=False,
             )
+            pending.append((start, stop, future))
 
     for _ in range(window):
         submit_next()
     try:
         while pending:
-            future = pending.popleft()
-            result = future.result()
+            start, stop, future = pending.popleft()
+            try:
+                result = future.result()
+            except Exception as exc:  # the cluster gave up: retries spent, or workers kept dying
+                detail = " ".join(str(exc).split()) or type(exc).__name__
+                raise BatchFailed(
+                    f"the Dask cluster could not play games {start:,} to {stop - 1:,}: "
+                    f"{type(exc).__name__}: {detail}"
+                ) from None
             future.release()
             submit_next()
             yield result
     finally:
-        for future in pending:
+        for _, _, future in pending:
             future.cancel()

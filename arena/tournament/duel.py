@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
-from arena.analysis.pairs import PairTally
+from arena.analysis.pairs import MIN_PAIRS, PairTally
 from arena.analysis.stats import sprt_bounds
 from arena.engine import Ruleset
 from arena.players import PlayerSpec
@@ -92,7 +92,8 @@ def run_duel(
     spec = TournamentSpec(
         (rules,), (a, b), format="gauntlet", games=games, seed=seed, move_timeout=move_timeout
     )
-    total = -(-games // 2) * 2
+    # --games rounds up to whole pairs; --max-games (with an SPRT) is a limit, so it rounds down.
+    total = (games // 2) * 2 if sprt is not None else -(-games // 2) * 2
     tasks = list(batch_ranges(0, total, workers, 2 * PAIRS_PER_TASK))
     tally = PairTally()
     wins = [0.0, 0.0]
@@ -120,7 +121,7 @@ def run_duel(
                         on_pair(tally)
                     if sprt is not None:
                         llr = tally.llr(sprt.elo0, sprt.elo1)
-                        if llr >= high or llr <= low:
+                        if tally.pairs >= MIN_PAIRS and (llr >= high or llr <= low):
                             verdict = "H1" if llr >= high else "H0"
                             break
                 bar.update(result.stop - result.start)

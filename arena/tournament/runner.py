@@ -91,14 +91,12 @@ def batch_results(
         with dask_batch_results(spec, tasks, scheduler=scheduler, workers=workers) as results:
             yield results
         return
-    if workers <= 1 or len(tasks) <= 1:
-        player = BatchPlayer(spec)
-        yield (player.play(a, b) for a, b in tasks)
-        return
+    # Games always run in worker processes, even with one worker: a strategy that kills its
+    # process (os._exit, a crash in C) then takes a worker down, never arena itself.
     import multiprocess as multiprocessing  # imported here: a serial run doesn't pay for it
     from multiprocess import Pool
 
-    pool = Pool(workers, initializer=_init_worker, initargs=(spec,))
+    pool = Pool(max(1, min(workers, len(tasks))), initializer=_init_worker, initargs=(spec,))
     drained = False
 
     def in_order() -> Iterator[BatchResult]:
@@ -114,7 +112,7 @@ def batch_results(
                     # The pool replaces a worker that died (a strategy called os._exit or crashed
                     # the interpreter) but its task is lost: waiting longer would hang forever.
                     if _worker_pids(pool) != workers_at_start:
-                        raise WorkerDied(
+                        raise BatchFailed(
                             f"a worker process died while playing games {start:,} to {stop - 1:,} "
                             "(a strategy may have called os._exit or crashed Python)"
                         ) from None
@@ -132,8 +130,9 @@ def batch_results(
         pool.join()
 
 
-class WorkerDied(RuntimeError):
-    """A worker process died mid-batch; the message is one line."""
+class BatchFailed(RuntimeError):
+    """A batch could not be played (its worker process died, or a Dask cluster gave up on it);
+    the message is one line."""
 
 
 def _worker_pids(pool: object) -> set[int]:
@@ -185,7 +184,7 @@ def run_tournament(
                     on_batch(result)
     except KeyboardInterrupt:
         interrupted = True
-    except WorkerDied as exc:
+    except BatchFailed as exc:
         interrupted, error = True, str(exc)
     finally:
         bar.close()
