@@ -80,3 +80,15 @@ class PairTally:
 
     def llr(self, elo0: float, elo1: float) -> float:
         return sprt_llr_scores(self.pairs, self.mean, self.variance, elo0, elo1)
+
+    def decision(self, elo0: float, elo1: float, bounds: tuple[float, float]) -> str | None:
+        """The SPRT's verdict so far: "H1", "H0", or None to play on.  No verdict before
+        MIN_PAIRS pairs, whatever the log-likelihood ratio says."""
+        if self.pairs < MIN_PAIRS:
+            return None
+        llr = self.llr(elo0, elo1)
+        if llr >= bounds[1]:
+            return "H1"
+        if llr <= bounds[0]:
+            return "H0"
+        return None

@@ -115,6 +115,9 @@ def game_chunks(path: Path, chunk_rows: int = CHUNK_ROWS) -> Iterator[pd.DataFra
             source, dtype=GAME_COLUMNS, chunksize=chunk_rows, keep_default_na=False, na_values={"reason": []}
         )
         for chunk in reader:
+            missing = [c for c in GAME_COLUMNS if c not in chunk.columns]
+            if missing:
+                raise ReportError(f"{path} is not a games.csv arena wrote (no column {', '.join(missing)})")
             if not len(chunk):
                 continue  # a run stopped before its first batch: a header and nothing more
             if rows_per_game is None:

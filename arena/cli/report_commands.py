@@ -23,15 +23,13 @@ def read_run(folder: Path) -> tuple[RunStats, dict]:
         fail(f"{folder}: no such run folder")
     if not games.is_file():
         fail(f"{folder} is not a tournament folder (no games.csv)")
-    spec, info = {}, {}
-    for name, target in (("spec.json", spec), ("run.json", info)):
-        try:
-            target.update(json.loads((folder / name).read_text(encoding="utf-8")))
-        except FileNotFoundError:
-            pass
-        except ValueError as exc:
-            fail(f"{folder / name} can't be read: {exc}")
-    order = [r["name"] for r in spec.get("rulesets", [])] or None
+    spec, info = read_json(folder / "spec.json"), read_json(folder / "run.json")
+    rulesets = spec.get("rulesets", [])
+    if not isinstance(rulesets, list) or not all(
+        isinstance(r, dict) and isinstance(r.get("name"), str) for r in rulesets
+    ):
+        fail(f"{folder / 'spec.json'} is damaged (its rulesets are not the ones arena saved)")
+    order = [r["name"] for r in rulesets] or None
     try:
         stats = build_reports(games, order, elo_fit=spec.get("format") == "round-robin")
     except ReportError as exc:
@@ -39,6 +37,19 @@ def read_run(folder: Path) -> tuple[RunStats, dict]:
     if stats.summary.empty:
         fail(f"{folder} has no finished games yet")
     return stats, info
+
+
+def read_json(path: Path) -> dict:
+    """A JSON object from the run folder; {} if the file is missing; one line if it is damaged."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        fail(f"{path} can't be read: {' '.join(str(exc).split())}")
+    if not isinstance(data, dict):
+        fail(f"{path} is damaged (not the object arena writes)")
+    return data
 
 
 def completeness(stats: RunStats, info: dict) -> str:

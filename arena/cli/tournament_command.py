@@ -191,12 +191,17 @@ def tournament_command(
     started = now_text()
     total = len(schedule)
     unit = "ruleset" if spec.format == "free-for-all" else "pairing"
+    if scheduler is not None:
+        where = f"the Dask cluster at {scheduler}"
+    else:
+        where = f"{workers} worker{'s' if workers != 1 else ''}" + (
+            " (a local Dask cluster)" if backend == "dask" else ""
+        )
     per_unit = schedule.games_per_ruleset if unit == "ruleset" else schedule.games_per_table
     n_rules = len(spec.rulesets)
     click.echo(
         f"{spec.format}: {len(spec.players)} players, {n_rules} ruleset{'s' if n_rules != 1 else ''}, "
-        f"{per_unit:,} games per {unit}: {total:,} games on {workers} worker{'s' if workers != 1 else ''}"
-        f" -> {folder.path}",
+        f"{per_unit:,} games per {unit}: {total:,} games on {where} -> {folder.path}",
         err=True,
     )
     resumed_from = folder.completed_games
@@ -227,7 +232,9 @@ def tournament_command(
         run_info(
             spec,
             outcome,
-            workers=workers,
+            workers=workers if scheduler is None else None,
+            backend=backend,
+            scheduler=scheduler,
             started=started,
             resumed_from=resumed_from,
         ),

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
-from arena.analysis.pairs import MIN_PAIRS, PairTally
+from arena.analysis.pairs import PairTally
 from arena.analysis.stats import sprt_bounds
 from arena.engine import Ruleset
 from arena.players import PlayerSpec
@@ -99,7 +99,6 @@ def run_duel(
     wins = [0.0, 0.0]
     faults = 0
     llr = verdict = None
-    low, high = sprt.bounds if sprt else (0.0, 0.0)
     bar = tqdm(
         total=total,
         unit="game",
@@ -121,8 +120,8 @@ def run_duel(
                         on_pair(tally)
                     if sprt is not None:
                         llr = tally.llr(sprt.elo0, sprt.elo1)
-                        if tally.pairs >= MIN_PAIRS and (llr >= high or llr <= low):
-                            verdict = "H1" if llr >= high else "H0"
+                        verdict = tally.decision(sprt.elo0, sprt.elo1, sprt.bounds)
+                        if verdict is not None:
                             break
                 bar.update(result.stop - result.start)
                 if verdict is not None:

@@ -29,7 +29,14 @@ def now_text() -> str:
 
 
 def run_info(
-    spec: TournamentSpec, outcome: RunOutcome, *, workers: int, started: str, resumed_from: int
+    spec: TournamentSpec,
+    outcome: RunOutcome,
+    *,
+    workers: int | None,
+    started: str,
+    resumed_from: int,
+    backend: str = "local",
+    scheduler: str | None = None,
 ) -> dict[str, Any]:
     schedule = Schedule(spec)
     return {
@@ -44,7 +51,9 @@ def run_info(
         "complete": outcome.games_written == outcome.games_total,
         "resumed_at_game": resumed_from,
         "faults": outcome.faults,
-        "workers": workers,
+        "backend": backend,
+        "scheduler": scheduler,
+        "workers": workers,  # None on a Dask cluster at a scheduler: it has its own
         "started": started,
         "finished": now_text(),
         "seconds": round(outcome.seconds, 3),
