@@ -8,7 +8,6 @@ pair, so where a duel stops depends only on its seed, never on workers or batch 
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from tqdm import tqdm
@@ -86,7 +85,6 @@ def run_duel(
     workers: int = 1,
     move_timeout: float | None = DEFAULT_MOVE_TIMEOUT,
     progress: bool | None = None,
-    on_pair: Callable[[PairTally], None] | None = None,
 ) -> DuelOutcome:
     """Play up to ``games`` games of A against B in pairs; stop early when ``sprt`` decides."""
     spec = TournamentSpec(
@@ -116,8 +114,6 @@ def run_duel(
                     wins[0] += a_score
                     wins[1] += first[1] + second[0]
                     tally.add(a_score / 2)
-                    if on_pair is not None:
-                        on_pair(tally)
                     if sprt is not None:
                         llr = tally.llr(sprt.elo0, sprt.elo1)
                         verdict = tally.decision(sprt.elo0, sprt.elo1, sprt.bounds)
