@@ -113,3 +113,14 @@ def test_openskill_ratings_depend_on_the_games_and_their_order_only() -> None:
     assert rate(games) != rate(list(reversed(games)))
     x, y, z = rate(games)
     assert y[0] > x[0] and y[0] > z[0]  # y finished first or second every time
+
+
+def test_likelihood_of_superiority_matches_the_normal_approximation():
+    from arena.analysis.stats import likelihood_of_superiority
+
+    # 60 wins, 40 losses counted game by game: mean 0.6, variance 0.24, z = 0.1 / sqrt(0.0024).
+    assert likelihood_of_superiority(0.6, 0.24, 100) == pytest.approx(0.979, abs=5e-4)
+    assert likelihood_of_superiority(0.5, 0.24, 100) == 0.5
+    assert likelihood_of_superiority(0.4, 0.24, 100) == pytest.approx(1 - 0.979, abs=5e-4)
+    assert likelihood_of_superiority(0.7, 0.0, 10) == 1.0
+    assert likelihood_of_superiority(0.5, 0.1, 0) == 0.5

@@ -72,3 +72,15 @@ def mean_interval(n: int, mean: float, variance: float, z: float = Z95) -> tuple
         return 0.0, 1.0
     half = z * math.sqrt(variance / n)
     return max(0.0, mean - half), min(1.0, mean + half)
+
+
+def likelihood_of_superiority(mean: float, variance: float, n: int) -> float:
+    """The likelihood of superiority (LOS): the probability that the true score is above 0.5,
+    given ``n`` observations of a score in [0, 1] with this mean and (sample) variance, under the
+    normal approximation that cutechess and fastchess use: Phi((mean - 0.5) / sqrt(variance / n)).
+    With no spread at all it is 1, 0 or 0.5 by the sign of mean - 0.5."""
+    if n <= 0:
+        return 0.5
+    if variance <= 0:
+        return 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
+    return NormalDist().cdf((mean - 0.5) / math.sqrt(variance / n))
