@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from arena.cli.main import cli
 from arena.engine import CLASSIC, STANDARD
 from arena.players import load_player_spec
-from arena.tournament import Schedule, TournamentSpec
+from arena.tournament import Schedule, TournamentSpec, player_from_class
 from arena.tournament.rows import COLUMNS
 
 ARENA = [sys.executable, "-m", "arena.cli"]
@@ -507,3 +507,26 @@ def test_a_strategy_that_kills_its_worker_stops_the_run_cleanly(tmp_path: Path) 
     games = pd.read_csv(out / "games.csv")
     assert games["game"].nunique() == len(games) // 2  # whole games only, in order from 0
     assert list(games["game"].unique()) == list(range(games["game"].nunique()))
+
+
+def test_a_batch_keeps_the_full_traceback_of_each_fault():
+    from arena.tournament.batch import BatchPlayer
+
+    class Boom:
+        name = "boom"
+
+        def decide(self, view):
+            raise ValueError("kaputt")
+
+    spec = TournamentSpec(
+        (STANDARD,),
+        (player_from_class(Boom), load_player_spec("greedy")),
+        games=2,
+        move_timeout=None,
+    )
+    result = BatchPlayer(spec).play(0, 2)
+    assert [(d.game, d.player, d.status, d.reason) for d in result.fault_details] == [
+        (0, "boom", "error", "ValueError: kaputt"),
+        (1, "boom", "error", "ValueError: kaputt"),
+    ]
+    assert 'raise ValueError("kaputt")' in result.fault_details[0].traceback

@@ -9,6 +9,7 @@ reason, so a tournament can record it and go on.
 from __future__ import annotations
 
 import time
+import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,6 +37,15 @@ class PlayerFault(Exception):
         self.status = status
         self.reason = reason
         self.game = game
+
+    @property
+    def traceback_text(self) -> str:
+        """The full traceback of what the strategy raised (its ``__cause__``), or "" if the
+        fault was not an exception (an illegal action, a timeout)."""
+        cause = self.__cause__
+        if cause is None:
+            return ""
+        return "".join(traceback.format_exception(type(cause), cause, cause.__traceback__))
 
 
 def one_line(exc: BaseException) -> str:

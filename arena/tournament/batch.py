@@ -17,12 +17,25 @@ from arena.tournament.spec import TournamentSpec
 
 
 @dataclass(frozen=True)
+class FaultDetail:
+    """One fault, with what is needed to debug it (games.csv keeps only the one-line reason)."""
+
+    game: int
+    seat: int
+    player: str  # the player's label
+    status: str  # error, illegal or timeout
+    reason: str  # the one-line reason, as in games.csv
+    traceback: str  # the full traceback where the strategy raised; "" otherwise
+
+
+@dataclass(frozen=True)
 class BatchResult:
     start: int
     stop: int
     rows: str  # CSV text of the games start..stop-1, in order
     faults: int
     shares: tuple[tuple[float, ...], ...]  # per game, each seat's win share
+    fault_details: tuple[FaultDetail, ...] = ()  # one per fault, in game order
 
 
 class BatchPlayer:
@@ -43,6 +56,7 @@ class BatchPlayer:
         parts: list[str] = []
         shares: list[tuple[float, ...]] = []
         faults = 0
+        details: list[FaultDetail] = []
         for game in range(start, stop):
             slot = slot_of(game)
             names = [self._player_fields[i] for i in slot.seats]
@@ -51,6 +65,7 @@ class BatchPlayer:
                 seated = self._seat_players(slot.seats)
             except PlayerFault as fault:  # a constructor failed: that player loses the game
                 faults += 1
+                details.append(self._detail(game, slot.seats, fault))
                 parts.append(self._fault(ruleset, slot.game, slot.deal, slot.seed, names, fault))
                 shares.append(fault_shares(len(names), fault.seat))
                 continue
@@ -60,12 +75,17 @@ class BatchPlayer:
                 )
             except PlayerFault as fault:
                 faults += 1
+                details.append(self._detail(game, slot.seats, fault))
                 parts.append(self._fault(ruleset, slot.game, slot.deal, slot.seed, names, fault))
                 shares.append(fault_shares(len(names), fault.seat))
                 continue
             parts.append(game_rows(ruleset, game, slot.deal, slot.seed, names, result))
             shares.append(result.win_shares)
-        return BatchResult(start, stop, "".join(parts), faults, tuple(shares))
+        return BatchResult(start, stop, "".join(parts), faults, tuple(shares), tuple(details))
+
+    def _detail(self, game: int, seats: tuple[int, ...], fault: PlayerFault) -> FaultDetail:
+        label = self.spec.labels[seats[fault.seat]]
+        return FaultDetail(game, fault.seat, label, fault.status, fault.reason, fault.traceback_text)
 
     def _seat_players(self, seats: tuple[int, ...]) -> list:
         """Fresh player objects for one game, one at a time, so a failing constructor is known."""
