@@ -133,7 +133,7 @@ def _row(
 
 class Codes:
     """Integer codes for labels (rulesets, tables, players), shared by the two runs so that
-    their sums merge on integers."""
+    their sums merge on integers (32 bits: the sums per deal are what memory grows with)."""
 
     def __init__(self) -> None:
         self._ids: dict[str, int] = {}
@@ -149,7 +149,7 @@ class Codes:
     def column(self, values: Iterable[str]) -> np.ndarray:
         """The codes of a column of labels (factorised first: one lookup per distinct label)."""
         local, uniques = pd.factorize(pd.Series(list(values), dtype="object"))
-        return np.array([self.code(u) for u in uniques], dtype=np.int64)[local]
+        return np.array([self.code(u) for u in uniques], dtype=np.int32)[local]
 
 
 def read_deals(path: Path, codes: Codes, chunk_rows: int = CHUNK_ROWS) -> pd.DataFrame:
@@ -172,13 +172,13 @@ def read_deals(path: Path, codes: Codes, chunk_rows: int = CHUNK_ROWS) -> pd.Dat
         frame = pd.DataFrame(
             {
                 "ruleset": codes.column(chunk["ruleset"]),
-                "table": np.repeat(np.array(tables, dtype=np.int64), ends - starts),
-                "deal": chunk["deal"].to_numpy(),
+                "table": np.repeat(np.array(tables, dtype=np.int32), ends - starts),
+                "deal": chunk["deal"].to_numpy(dtype=np.int64),
                 "player": codes.column(players),
                 "seed": chunk["seed"].to_numpy(),
-                "games": np.ones(len(chunk), dtype=np.int64),
+                "games": np.ones(len(chunk), dtype=np.int32),
                 "wins": chunk["win"].to_numpy(),
-                "firsts": (chunk["seat"].to_numpy() == 0).astype(np.int64),
+                "firsts": (chunk["seat"].to_numpy() == 0).astype(np.int32),
             }
         )
         parts.append(_deal_sums(frame))
