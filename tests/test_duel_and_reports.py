@@ -212,15 +212,19 @@ def test_compare_two_runs(finished_run: Path, tmp_path: Path) -> None:
         "--no-progress",
     )
     assert code == 0
-    code, out, _ = run("compare", str(finished_run), str(other))
-    assert code == 0 and "classic" in out and "significant" in out
-    data = json.loads(run("compare", str(finished_run), str(other), "--json")[1])
-    rows = {(r["ruleset"], r["player"]): r for r in data}
+    # The runs' players met different opponents: refused, in one line, unless forced.
+    code, out, err = run("compare", str(finished_run), str(other))
+    assert code == 2 and out == "" and len(err.splitlines()) == 1
+    assert "only in A: greedy, random; only in B: tactician" in err and "--force" in err
+    code, out, _ = run("compare", str(finished_run), str(other), "--force")
+    assert code == 0 and "classic: not paired: the players or rules differ" in out and "significant" in out
+    data = json.loads(run("compare", str(finished_run), str(other), "--force", "--json")[1])
+    rows = {(r["ruleset"], r["player"]): r for r in data["rows"]}
     assert set(rows) == {("classic", "optimal")}
     # Against tactician alone optimal wins far less than against greedy and random.
     assert rows[("classic", "optimal")]["difference"] < -0.2
     assert rows[("classic", "optimal")]["significant"] is True
-    assert "in one run only (not compared): " in out and "tactician (classic)" in out
+    assert "in one run only (not compared): " in out and "tactician (classic, B)" in out
 
 
 @pytest.mark.parametrize("case", ["missing", "empty", "no-games", "garbage"])

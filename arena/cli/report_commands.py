@@ -8,10 +8,21 @@ from pathlib import Path
 import click
 import pandas as pd
 
-from arena.analysis.compare import compare_summaries
+from arena.analysis.compare import (
+    MIN_DEALS,
+    NEWCOMBE,
+    Codes,
+    Comparison,
+    changed_strategies,
+    compare_runs,
+    field_differences,
+    read_deals,
+    ruleset_differences,
+)
 from arena.analysis.ranking import ranking_text
 from arena.analysis.reports import ReportError, RunStats, build_reports
 from arena.cli.output import echo_json, fail
+from arena.cli.table import aligned_table, interval_cells
 
 RUN_DIR = click.Path(path_type=Path)
 
@@ -139,36 +150,187 @@ def report_command(folder: Path, plot: bool, as_json: bool) -> None:
 @click.command("compare")
 @click.argument("folder_a", type=RUN_DIR)
 @click.argument("folder_b", type=RUN_DIR)
+@click.option(
+    "--force", is_flag=True, help="Compare runs whose players or rules differ (what they share, unpaired)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
-def compare_command(folder_a: Path, folder_b: Path, as_json: bool) -> None:
-    """The strategies of two runs side by side (B minus A), and whether each difference is
-    significant (its 95% interval excludes zero)."""
-    a, _ = read_run(folder_a)
-    b, _ = read_run(folder_b)
-    table = compare_summaries(a.summary, b.summary)
-    if table.empty:
+def compare_command(folder_a: Path, folder_b: Path, force: bool, as_json: bool) -> None:
+    """The strategies of two runs side by side (B minus A), for example before and after
+    changing one.  Runs with the same seed, rules and players are compared deal by deal on the
+    same dice; others game by game.  Runs whose players met different opponents, or whose
+    rulesets of one name have other rules, are refused unless --force is given."""
+    codes = Codes()
+    deals_a, spec_a = read_compare_run(folder_a, codes)
+    deals_b, spec_b = read_compare_run(folder_b, codes)
+    players_a, players_b = run_players(deals_a, spec_a, codes), run_players(deals_b, spec_b, codes)
+    differences = field_differences(spec_a, spec_b, players_a, players_b) + ruleset_differences(
+        spec_a, spec_b
+    )
+    if differences and not force:
+        fail(
+            f"{folder_a} and {folder_b} are not runs of the same field: {'; '.join(differences)} "
+            "(--force compares what they share, game by game)"
+        )
+    order = [r["name"] for r in spec_a.get("rulesets", []) + spec_b.get("rulesets", [])]
+    order += [codes.labels[c] for c in pd.unique(pd.concat([deals_a["ruleset"], deals_b["ruleset"]]))]
+    result = compare_runs(deals_a, deals_b, codes, list(dict.fromkeys(order)), pair=not differences)
+    if result.rows.empty:
         fail(f"{folder_a} and {folder_b} have no strategy on a ruleset in common")
+    changed = changed_strategies(spec_a, spec_b)
+    shared = set(zip(result.rows["ruleset"], result.rows["player"], strict=True))
+    only = [
+        {"run": run, "ruleset": r, "player": p}
+        for run, deals in (("A", deals_a), ("B", deals_b))
+        for r, p in sorted(_ruleset_players(deals, codes) - shared)
+    ]
     if as_json:
-        echo_json(json.loads(table.to_json(orient="records")))
+        echo_json(
+            {
+                "a": str(folder_a),
+                "b": str(folder_b),
+                "forced": bool(differences),
+                "differences": differences,
+                "changed": changed,
+                "rulesets": [p.as_dict() for p in result.pairings],
+                "rows": json.loads(result.rows.to_json(orient="records")),
+                "only_in_one_run": only,
+            }
+        )
         return
     click.echo(f"A = {folder_a}\nB = {folder_b}")
-    only = sorted(
-        set(zip(a.summary["ruleset"], a.summary["player"], strict=True))
-        ^ set(zip(b.summary["ruleset"], b.summary["player"], strict=True))
-    )
-    for ruleset, group in table.groupby("ruleset", sort=False):
-        width = max(6, *(len(p) for p in group["player"]))
-        click.echo(f"{ruleset}")
-        click.echo(
-            f"  {'player':<{width}}    win rate A    win rate B    B - A   95% interval      significant"
-        )
-        for row in group.itertuples(index=False):
-            click.echo(
-                f"  {row.player:<{width}}  {row.win_rate_a * 100:6.1f} % ({row.games_a:,})"
-                f"  {row.win_rate_b * 100:6.1f} % ({row.games_b:,})  {row.difference * 100:+6.1f}"
-                f"   [{row.diff_low * 100:+5.1f}, {row.diff_high * 100:+5.1f}]   "
-                f"{'yes' if row.significant else 'no'}"
-            )
+    if differences:
+        click.echo(f"forced: {'; '.join(differences)}; compared game by game, on what the runs share")
+    if spec_a.get("players") and spec_b.get("players"):
+        click.echo(changed_text(changed))
+    else:
+        click.echo("whether a strategy changed is unknown: a run has no spec.json")
+    click.echo(compare_text(result), nl=False)
     if only:
-        click.echo("in one run only (not compared): " + ", ".join(f"{p} ({r})" for r, p in only))
-    click.echo("note: a win rate depends on the field too; compare runs with the same opponents.")
+        names = ", ".join(f"{o['player']} ({o['ruleset']}, {o['run']})" for o in only)
+        click.echo(f"in one run only (not compared): {names}")
+
+
+def read_compare_run(folder: Path, codes: Codes) -> tuple[pd.DataFrame, dict]:
+    """A run folder's deal sums (see :func:`read_deals`) and its spec.json ({} if missing)."""
+    games = folder / "games.csv"
+    if not folder.is_dir():
+        fail(f"{folder}: no such run folder")
+    if not games.is_file():
+        fail(f"{folder} is not a tournament folder (no games.csv)")
+    spec = read_json(folder / "spec.json")
+    for key, field in (("rulesets", "name"), ("players", "label")):
+        entries = spec.get(key, [])
+        if not isinstance(entries, list) or not all(
+            isinstance(e, dict) and isinstance(e.get(field), str) for e in entries
+        ):
+            fail(f"{folder / 'spec.json'} is damaged (its {key} are not the ones arena saved)")
+    try:
+        deals = read_deals(games, codes)
+    except ReportError as exc:
+        fail(str(exc))
+    if deals.empty:
+        fail(f"{folder} has no finished games yet")
+    return deals, spec
+
+
+def run_players(deals: pd.DataFrame, spec: dict, codes: Codes) -> list[str]:
+    """The run's player labels: spec.json's, in its order, else those that played."""
+    if spec.get("players"):
+        return [p["label"] for p in spec["players"]]
+    return [codes.labels[c] for c in pd.unique(deals["player"])]
+
+
+def _ruleset_players(deals: pd.DataFrame, codes: Codes) -> set[tuple[str, str]]:
+    pairs = deals[["ruleset", "player"]].drop_duplicates()
+    return {(codes.labels[r], codes.labels[p]) for r, p in pairs.itertuples(index=False)}
+
+
+def changed_text(changed: list[dict]) -> str:
+    """One line naming the strategies whose spec or file changed between the runs."""
+    if not changed:
+        return "no strategy changed between the runs (same specs, and same file hashes for file strategies)"
+
+    def short(sha: str | None) -> str:
+        return f"{sha[:12]}…" if sha else "none"
+
+    parts = []
+    for c in changed:
+        where = c["spec_a"] if c["spec_a"] == c["spec_b"] else f"{c['spec_a']} -> {c['spec_b']}"
+        sha = (
+            f", sha256 {short(c['sha256_a'])} -> {short(c['sha256_b'])}"
+            if c["sha256_a"] or c["sha256_b"]
+            else ""
+        )
+        parts.append(f"{c['player']} ({where}{sha})")
+    return "changed between the runs: " + "; ".join(parts)
+
+
+def compare_text(result: Comparison) -> str:
+    """One table per ruleset; B - A and the intervals are in percentage points.  Headers and
+    values line up whatever the names and numbers (widths come from the content)."""
+    lines: list[str] = []
+    fallback = False
+    for pairing in result.pairings:
+        rows = result.rows[result.rows["ruleset"] == pairing.ruleset]
+        if rows.empty:
+            continue
+        intervals = interval_cells(list(zip(rows["diff_low"], rows["diff_high"], strict=True)))
+        if pairing.paired:
+            of = (
+                ""
+                if pairing.deals == pairing.deals_a == pairing.deals_b
+                else f" (of A's {pairing.deals_a:,} and B's {pairing.deals_b:,})"
+            )
+            lines.append(
+                f"{pairing.ruleset}: paired on {pairing.deals:,} deals{of}, each played on the same dice "
+                "in both runs"
+            )
+            unpaired = interval_cells(list(zip(rows["unpaired_low"], rows["unpaired_high"], strict=True)))
+            marks = ["*" if how == NEWCOMBE else "" for how in rows["interval"]]
+            fallback = fallback or any(marks)
+            headers = ["player", "deals", "win rate A", "win rate B", "B - A", "95% interval", "significant"]
+            headers.append("unpaired interval")
+            cells = [
+                [
+                    row.player,
+                    f"{row.deals:,}",
+                    f"{row.win_rate_a * 100:.1f} %",
+                    f"{row.win_rate_b * 100:.1f} %",
+                    f"{row.difference * 100:+.1f}",
+                    interval + mark,
+                    "yes" if row.significant else "no",
+                    other,
+                ]
+                for row, interval, mark, other in zip(
+                    rows.itertuples(index=False), intervals, marks, unpaired, strict=True
+                )
+            ]
+            right = [False, True, True, True, True, False, False, False]
+        else:
+            lines.append(
+                f"{pairing.ruleset}: not paired: {pairing.reason}; each run's games counted one by one"
+            )
+            headers = ["player", "games A", "win rate A", "games B", "win rate B", "B - A", "95% interval"]
+            headers.append("significant")
+            cells = [
+                [
+                    row.player,
+                    f"{row.games_a:,}",
+                    f"{row.win_rate_a * 100:.1f} %",
+                    f"{row.games_b:,}",
+                    f"{row.win_rate_b * 100:.1f} %",
+                    f"{row.difference * 100:+.1f}",
+                    interval,
+                    "yes" if row.significant else "no",
+                ]
+                for row, interval in zip(rows.itertuples(index=False), intervals, strict=True)
+            ]
+            right = [False, True, True, True, True, True, False, False]
+        lines += aligned_table(headers, cells, right)
+    if fallback:
+        lines.append(
+            f"* fewer than {MIN_DEALS} deals, or every deal gave the same difference: "
+            "the interval counts the games one by one (Newcombe), as the unpaired one does"
+        )
+    lines.append("B - A and intervals in percentage points; significant: the 95% interval excludes 0")
+    return "\n".join(lines) + "\n"
