@@ -176,6 +176,7 @@ def test_prefix_spread_counts_what_the_schedule_holds(name: str) -> None:
     ("played", "total", "text"),
     [
         (7_500, 30_000, "partial: 7,500 of 30,000 games played (25.0 %)"),
+        (2_000, 30_000, "partial: 2,000 of 30,000 games played (6.7 %)"),
         (29_999, 30_000, "partial: 29,999 of 30,000 games played (99.9 %)"),  # never shown as 100 %
         (0, 120, "partial: 0 of 120 games played (0.0 %)"),
     ],
@@ -253,7 +254,7 @@ def check_partial(out: Path, stdout: str) -> int:
     played = int(match[1].replace(",", ""))
     games = pd.read_csv(out / "games.csv")
     assert games["game"].nunique() == played and games["game"].max() == played - 1
-    assert 16 <= played < TOTAL and match[2] == f"{played * 1000 // TOTAL / 10:.1f}"
+    assert 16 <= played < TOTAL and match[2] == f"{100 * played / TOTAL:.1f}"
     per_pairing = games.groupby(["ruleset", "game"])["player"].agg(frozenset).reset_index()
     counts = per_pairing.groupby(["ruleset", "player"]).size()
     assert len(counts) == 6  # every pairing on both rulesets has games
@@ -313,4 +314,4 @@ def test_a_folder_numbered_in_the_old_order_is_not_resumed(tmp_path: Path) -> No
     assert result.exit_code == 2 and "holds a different tournament (differs in: schedule)" in result.stderr
     report = CliRunner().invoke(cli, ["report", str(out)])
     assert report.exit_code == 0
-    assert "(partial: 25 of 60 games played (41.6 %); not in proportion (an older run" in report.stdout
+    assert "(partial: 25 of 60 games played (41.7 %); not in proportion (an older run" in report.stdout

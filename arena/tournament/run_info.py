@@ -41,9 +41,10 @@ def proportion_text(shape: ScheduleShape, played: int, unit: str) -> str:
 def partial_text(played: int, total: int, proportion: str | None) -> str:
     """The line that marks the ranking of a run that stopped early, e.g. ``partial: 7,500 of
     30,000 games played (25.0 %); every pairing in proportion (250 games each)``."""
-    # Rounded down, so a run one game short never reads 100.0 %.
-    tenths = played * 1000 // total if total else 0
-    share = f"{tenths // 10}.{tenths % 10} %"
+    share = f"{100 * played / total:.1f}" if total else "0.0"
+    if share == "100.0" and played < total:
+        share = "99.9"  # a run a few games short must not read as whole
+    share += " %"
     text = f"partial: {played:,} of {total:,} games played ({share})"
     return f"{text}; {proportion}" if proportion else text
 
