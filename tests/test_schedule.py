@@ -24,7 +24,7 @@ from arena.cli.main import cli
 from arena.engine import CLASSIC, SHORT, STANDARD, derive_seed
 from arena.players import load_player_spec
 from arena.tournament import Schedule, TournamentSpec
-from arena.tournament.run_info import partial_text
+from arena.tournament.run_info import partial_text, proportion_text
 from arena.tournament.schedule import ScheduleShape, draw_table
 
 ARENA = [sys.executable, "-m", "arena.cli"]
@@ -184,6 +184,14 @@ def test_prefix_spread_counts_what_the_schedule_holds(name: str) -> None:
 def test_partial_text_gives_the_share(played: int, total: int, text: str) -> None:
     assert partial_text(played, total, None) == text
     assert partial_text(played, total, "x") == f"{text}; x"
+
+
+def test_proportion_text_names_the_spread() -> None:
+    shape = ScheduleShape(rulesets=2, tables=3, orders=2, deals=10)  # rounds of 12 games
+    assert proportion_text(shape, 0, "pairing") is None
+    assert proportion_text(shape, 4, "pairing") == "not every pairing has a game yet (0 to 2 games each)"
+    assert proportion_text(shape, 24, "pairing") == "every pairing in proportion (4 games each)"
+    assert proportion_text(shape, 25, "pairing") == "every pairing in proportion (4 to 5 games each)"
 
 
 def test_shape_from_settings_matches_the_schedule() -> None:

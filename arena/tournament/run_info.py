@@ -28,10 +28,13 @@ def now_text() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def proportion_text(shape: ScheduleShape, played: int, unit: str) -> str:
+def proportion_text(shape: ScheduleShape, played: int, unit: str) -> str | None:
     """How the first ``played`` games of an interleaved schedule spread over its (ruleset, table)
-    units, e.g. ``every pairing in proportion (250 games each)``; ``unit`` names one."""
+    units, e.g. ``every pairing in proportion (250 games each)``; ``unit`` names one.  None
+    before the first game: there is nothing to spread."""
     fewest, most = shape.prefix_spread(played)
+    if most == 0:
+        return None
     each = f"{fewest:,} games each" if fewest == most else f"{fewest:,} to {most:,} games each"
     if fewest == 0:
         return f"not every {unit} has a game yet ({each})"
