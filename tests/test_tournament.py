@@ -507,6 +507,8 @@ def test_a_strategy_that_kills_its_worker_stops_the_run_cleanly(tmp_path: Path) 
     games = pd.read_csv(out / "games.csv")
     assert games["game"].nunique() == len(games) // 2  # whole games only, in order from 0
     assert list(games["game"].unique()) == list(range(games["game"].nunique()))
+    # Its ranking is marked as partial, with the share played.
+    assert done.stdout.startswith(f"partial: {games['game'].nunique()} of 30 games played (")
 
 
 def test_a_batch_keeps_the_full_traceback_of_each_fault():

@@ -23,6 +23,9 @@ from arena.analysis.ranking import ranking_text
 from arena.analysis.reports import ReportError, RunStats, build_reports
 from arena.cli.output import echo_json, fail
 from arena.cli.table import aligned_table, interval_cells
+from arena.tournament.run_info import partial_text, proportion_text, schedule_unit
+from arena.tournament.schedule import ScheduleShape
+from arena.tournament.spec import SCHEDULE_ORDER
 
 RUN_DIR = click.Path(path_type=Path)
 
@@ -63,16 +66,49 @@ def read_json(path: Path) -> dict:
     return data
 
 
-def completeness(stats: RunStats, info: dict) -> str:
-    played = int(stats.summary["games"].sum() // max(1, stats.seats["seats"].iloc[0]))
+def games_played(stats: RunStats) -> int:
+    """Games in games.csv (each has one summary row per seat)."""
+    return int(stats.summary["games"].sum() // max(1, stats.seats["seats"].iloc[0]))
+
+
+def saved_shape(spec: dict) -> ScheduleShape | None:
+    """The shape of a run's schedule, from the settings in its spec.json; None if they are not
+    the ones arena saves."""
+    try:
+        shape = ScheduleShape.of(
+            spec["format"], len(spec["players"]), spec["seats"], spec["games"], len(spec["rulesets"])
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+    return shape if shape.total > 0 else None
+
+
+def games_total(spec: dict, info: dict) -> int | None:
+    """The games a run was to play: from run.json, or for a run that never wrote it (killed),
+    sized from its settings in spec.json; None if neither says."""
     total = info.get("games_total")
-    if info.get("complete"):
+    if isinstance(total, int) and total > 0:
+        return total
+    shape = saved_shape(spec)
+    return shape.total if shape is not None else None
+
+
+def completeness(played: int, total: int | None, spec: dict) -> str:
+    """``complete: N games``, or for a run that stopped early the partial line the tournament
+    printed: the share played and how it spreads over the pairings."""
+    if total is not None and played >= total:
         return f"complete: {played:,} games"
-    return (
-        f"interrupted: {played:,} of {total:,} games"
-        if total
-        else f"{played:,} games (the run did not finish)"
-    )
+    if total is None:
+        return f"{played:,} games (the run did not finish)"
+    shape = saved_shape(spec)
+    unit = schedule_unit(spec["format"], shape) if shape is not None and shape.total == total else None
+    proportion: str | None = None
+    if unit is not None and spec.get("schedule") != SCHEDULE_ORDER:
+        # Numbered pairing by pairing (an arena from before the interleaved schedule).
+        proportion = "not in proportion (an older run, played pairing by pairing)"
+    elif unit is not None:
+        proportion = proportion_text(shape, played, unit)
+    return partial_text(played, total, proportion)
 
 
 def pairwise_text(pairwise: pd.DataFrame, summary: pd.DataFrame) -> str:
@@ -119,6 +155,8 @@ def seats_text(seats: pd.DataFrame) -> str:
 def report_command(folder: Path, plot: bool, as_json: bool) -> None:
     """Ranking, pairwise table and first-seat advantage of a finished or interrupted run."""
     stats, info = read_run(folder)
+    spec = read_json(folder / "spec.json")
+    played, total = games_played(stats), games_total(spec, info)
     written: list[Path] = []
     if plot:
         from arena.analysis.plots import PlotError, write_plots
@@ -131,7 +169,10 @@ def report_command(folder: Path, plot: bool, as_json: bool) -> None:
         echo_json(
             {
                 "folder": str(folder),
-                "complete": bool(info.get("complete")),
+                "complete": total is not None and played >= total,
+                "games_played": played,
+                "games_total": total,
+                "share_played": round(played / total, 6) if total else None,
                 "summary": json.loads(stats.summary.to_json(orient="records")),
                 "pairwise": json.loads(stats.pairwise.to_json(orient="records")),
                 "seats": json.loads(stats.seats.to_json(orient="records")),
@@ -139,7 +180,7 @@ def report_command(folder: Path, plot: bool, as_json: bool) -> None:
             }
         )
         return
-    click.echo(f"{folder} ({completeness(stats, info)})")
+    click.echo(f"{folder} ({completeness(played, total, spec)})")
     click.echo(ranking_text(stats.summary))
     click.echo(pairwise_text(stats.pairwise, stats.summary))
     click.echo(seats_text(stats.seats), nl=False)

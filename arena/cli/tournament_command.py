@@ -22,7 +22,7 @@ from arena.players import BUILTINS, StrategyError, load_player_spec
 from arena.tournament import FORMATS, TournamentSpec, run_tournament
 from arena.tournament.dask_backend import INSTALL_HINT, DaskBackendError
 from arena.tournament.run_folder import RunFolder, RunFolderError, load_saved_run
-from arena.tournament.run_info import now_text, run_info
+from arena.tournament.run_info import now_text, run_info, run_partial_text
 from arena.tournament.runner import BACKENDS
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import DEFAULT_GAMES, DEFAULT_MOVE_TIMEOUT
@@ -239,6 +239,9 @@ def tournament_command(
             resumed_from=resumed_from,
         ),
     )
+    if outcome.games_written < total:
+        # A stopped run's ranking covers a prefix of the interleaved schedule: say how much.
+        click.echo(run_partial_text(spec, outcome.games_written))
     click.echo(ranking_text(stats.summary), nl=False)
     click.echo(
         f"\n{outcome.games_written:,} games in {folder.path}/ ({outcome.games_played:,} played in "
@@ -253,9 +256,10 @@ def tournament_command(
         )
         raise SystemExit(1)
     if outcome.interrupted:
+        how = "terminated" if outcome.terminated else "interrupted"
         click.echo(
-            f"interrupted: {outcome.games_written:,} of {total:,} games kept; continue with "
+            f"{how}: {outcome.games_written:,} of {total:,} games kept; continue with "
             f"`arena tournament --resume {shlex.quote(str(folder.path))}`",
             err=True,
         )
-        raise SystemExit(130)
+        raise SystemExit(143 if outcome.terminated else 130)  # 128 + the signal, as shells report

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -36,8 +37,9 @@ class RunOutcome:
     games_played: int  # by this call
     seconds: float
     faults: int
-    interrupted: bool
-    error: str | None = None  # why the run stopped early, if not by Ctrl-C
+    interrupted: bool  # stopped before its last game: Ctrl-C, SIGTERM or an error
+    error: str | None = None  # why the run stopped early, if not by a signal
+    terminated: bool = False  # stopped by SIGTERM (kill, a batch system's time limit)
 
     @property
     def games_per_second(self) -> float:
@@ -61,6 +63,9 @@ _WORKER: BatchPlayer | None = None
 def _init_worker(spec: TournamentSpec) -> None:
     global _WORKER
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    # A forked worker inherits the main process's SIGTERM handler; the pool stops its workers
+    # with SIGTERM, which must end them, not raise in them.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     match.strategy_interrupts_are_faults = True
     _WORKER = BatchPlayer(spec)
 
@@ -139,6 +144,29 @@ def _worker_pids(pool: object) -> set[int]:
     return {process.pid for process in pool._pool}  # type: ignore[attr-defined]
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived: the run stops as it does for Ctrl-C.  A BaseException, like
+    KeyboardInterrupt, so that no ``except Exception`` on the way (a Dask wait) swallows it."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated
+
+
+@contextmanager
+def sigterm_stops_the_run() -> Iterator[None]:
+    """Within the block, SIGTERM raises :class:`Terminated` (in the main thread only: elsewhere
+    Python can't set a handler, and SIGTERM keeps its effect)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def run_tournament(
     spec: TournamentSpec,
     folder: RunFolder,
@@ -152,8 +180,9 @@ def run_tournament(
 ) -> RunOutcome:
     """Play every game of ``spec`` not yet in ``folder`` and write it there.
 
-    ``progress``: a tqdm bar on stderr (None: only when stderr is a terminal).  Ctrl-C stops
-    cleanly: every batch written so far is kept and the outcome says ``interrupted``.
+    ``progress``: a tqdm bar on stderr (None: only when stderr is a terminal).  Ctrl-C and
+    SIGTERM stop cleanly: every batch written so far is kept and the outcome says
+    ``interrupted`` (and ``terminated`` for SIGTERM).
     """
     schedule = Schedule(spec)
     total = len(schedule)
@@ -171,10 +200,13 @@ def run_tournament(
     written = start
     faults = 0
     began = time.perf_counter()
-    interrupted = False
+    interrupted = terminated = False
     error = None
     try:
-        with batch_results(spec, tasks, workers, backend=backend, scheduler=scheduler) as results:
+        with (
+            sigterm_stops_the_run(),
+            batch_results(spec, tasks, workers, backend=backend, scheduler=scheduler) as results,
+        ):
             for result in results:
                 folder.append(result.rows)
                 written = result.stop
@@ -184,10 +216,12 @@ def run_tournament(
                     on_batch(result)
     except KeyboardInterrupt:
         interrupted = True
+    except Terminated:
+        interrupted = terminated = True
     except BatchFailed as exc:
         interrupted, error = True, str(exc)
     finally:
         bar.close()
         folder.close()
     seconds = time.perf_counter() - began
-    return RunOutcome(total, written, written - start, seconds, faults, interrupted, error)
+    return RunOutcome(total, written, written - start, seconds, faults, interrupted, error, terminated)

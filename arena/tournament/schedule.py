@@ -5,9 +5,13 @@ players who meet) and every deal of a table is played in each *seat order* (both
 pair, every rotation for more seats) with the same dice per seat position: duplicate play, so
 the luck of the dice cancels out of comparisons.
 
-The order is ruleset, table, deal, seat order.  A game's seed derives from (tournament seed,
-ruleset, table, deal), never from the order in which games run, and the schedule is computed
-game by game, never held as a list, so memory does not grow with the number of games.
+The schedule is interleaved: the deal is the outermost index, then ruleset, table and seat
+order, so game numbers cycle through every ruleset and table deal by deal.  Any prefix of a run
+(one stopped by Ctrl-C, say) then holds every (ruleset, table) in proportion, each within one
+deal of the others, and the two or more seat orders of a deal are consecutive games.  A game's
+seed derives from (tournament seed, ruleset, table, deal), never from its number or the order in
+which games run, and the schedule is computed game by game, never held as a list, so memory does
+not grow with the number of games.
 """
 
 from __future__ import annotations
@@ -37,13 +41,68 @@ class GameSlot:
     seed: int
 
 
+@dataclass(frozen=True, slots=True)
+class ScheduleShape:
+    """The sizes of a schedule, from the settings alone (no strategy needs loading, so a report
+    can size an interrupted run from its spec.json)."""
+
+    rulesets: int
+    tables: int  # 1 for a free-for-all that draws each deal's table
+    orders: int  # seat orders per deal: the seats at a table
+    deals: int  # per (ruleset, table)
+
+    @classmethod
+    def of(cls, fmt: str, players: int, seats: int | None, games: int, rulesets: int) -> ScheduleShape:
+        """The shape of a tournament of ``fmt`` (a format), ``players`` players, ``seats`` per
+        free-for-all table (None: everyone), ``games`` per pairing or ruleset."""
+        table_size = (seats or players) if fmt == "free-for-all" else 2
+        if fmt == "round-robin":
+            tables = players * (players - 1) // 2
+        elif fmt == "gauntlet":
+            tables = players - 1
+        else:
+            tables = 1
+        return cls(rulesets, tables, table_size, -(-games // table_size))  # whole deals, rounded up
+
+    @property
+    def games_per_round(self) -> int:
+        """Games of one deal on every (ruleset, table): the period of the interleaved order."""
+        return self.rulesets * self.tables * self.orders
+
+    @property
+    def games_per_table(self) -> int:
+        return self.deals * self.orders
+
+    @property
+    def total(self) -> int:
+        return self.deals * self.games_per_round
+
+    def prefix_spread(self, games: int) -> tuple[int, int]:
+        """The fewest and most games any one (ruleset, table) has among the first ``games``.
+
+        Whole rounds give every (ruleset, table) the same games; the round in progress has
+        reached the first ones only, by at most one deal (``orders`` games) each.
+        """
+        rounds, rest = divmod(max(0, min(games, self.total)), self.games_per_round)
+        base = rounds * self.orders
+        first = min(rest, self.orders)  # the first (ruleset, table) of the round in progress
+        last = max(0, rest - (self.rulesets * self.tables - 1) * self.orders)
+        return base + last, base + first
+
+
 class Schedule:
-    """The games of a tournament, addressable by number."""
+    """The games of a tournament, addressable by number.
+
+    Game ``g`` is ``((deal * rulesets + ruleset) * tables + table) * orders + order``: deal by
+    deal, every ruleset and table in turn, each deal in all its seat orders one after another.
+    """
 
     def __init__(self, spec: TournamentSpec) -> None:
         self.spec = spec
         n = len(spec.players)
-        self.table_size = (spec.seats or n) if spec.format == "free-for-all" else 2
+        shape = ScheduleShape.of(spec.format, n, spec.seats, spec.games, len(spec.rulesets))
+        self.shape = shape
+        self.table_size = shape.orders
         if spec.format == "round-robin":
             self._tables: list[tuple[int, ...]] | None = list(combinations(range(n), 2))
         elif spec.format == "gauntlet":
@@ -52,24 +111,25 @@ class Schedule:
             self._tables = [tuple(range(n))]
         else:
             self._tables = None  # free-for-all with fewer seats: each deal draws its table
-        self.orders = self.table_size
-        n_tables = len(self._tables) if self._tables is not None else 1
-        self.deals = -(-spec.games // self.orders)  # rounded up to whole deals
-        self.games_per_table = self.deals * self.orders
-        self.games_per_ruleset = n_tables * self.games_per_table
+        self.orders = shape.orders
+        self.deals = shape.deals
+        self.games_per_table = shape.games_per_table
+        self.games_per_ruleset = shape.tables * shape.games_per_table
         self._ruleset_keys = [stable_hash(json.dumps(r.as_dict(), sort_keys=True)) for r in spec.rulesets]
         labels = spec.labels
         self._table_keys = [stable_hash("\x1f".join(labels[i] for i in t)) for t in self._tables or [()]]
 
     def __len__(self) -> int:
-        return self.games_per_ruleset * len(self.spec.rulesets)
+        return self.shape.total
 
     def slot(self, game: int) -> GameSlot:
+        """Game number ``game``: its ruleset, deal, seats and seed, in O(1)."""
         if not 0 <= game < len(self):
             raise IndexError(game)
-        ruleset, rest = divmod(game, self.games_per_ruleset)
-        table_index, rest = divmod(rest, self.games_per_table)
-        deal, order = divmod(rest, self.orders)
+        shape = self.shape
+        rest, order = divmod(game, shape.orders)
+        rest, table_index = divmod(rest, shape.tables)
+        deal, ruleset = divmod(rest, shape.rulesets)
         if self._tables is not None:
             table = self._tables[table_index]
             seed = derive_seed(

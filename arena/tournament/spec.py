@@ -17,6 +17,9 @@ from arena.players.loading import description
 FORMATS = ("round-robin", "free-for-all", "gauntlet")
 DEFAULT_GAMES = 1000
 DEFAULT_MOVE_TIMEOUT = 10.0
+#: The order games are numbered in (see schedule.py), saved with every run: a folder numbered in
+#: another order (runs of arena before the interleaved schedule) can't be resumed by this one.
+SCHEDULE_ORDER = "interleaved: deal, ruleset, table, seat order"
 
 
 def player_from_class(cls: type, label: str | None = None, **params: Any) -> PlayerSpec:
@@ -105,6 +108,7 @@ class TournamentSpec:
             "max_rounds": self.max_rounds,
             "rulesets": [r.as_dict() for r in self.rulesets],
             "players": [_player_identity(p) for p in self.players],
+            "schedule": SCHEDULE_ORDER,
         }
 
     def fingerprint(self) -> str:
