@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+from arena.analysis.gauntlet import MIN_PAIRS
 from arena.analysis.reports import RunStats
 
 #: A cell: text, or the parts of "[low, high]" or "value [low, high]", padded part by part.
@@ -73,9 +74,9 @@ def gauntlet_text(gauntlet: pd.DataFrame) -> str:
         lines += _table(heads, rows, left={0, 6})
         lines.append("")
     lines.append(
-        "score: the tested player's win share; Elo: the difference that score gives; LOS: the chance it "
-        "is the stronger.\nIntervals from game pairs (each deal in both seat orders) from "
-        "30 pairs on, else from games one by one."
+        "score: the tested player's win share, Elo: the difference it gives, LOS: the chance the tested "
+        f"player is stronger;\nintervals and LOS from game pairs (each deal in both seat orders) from "
+        f"{MIN_PAIRS} pairs on, else from the games one by one."
     )
     return "\n".join(lines) + "\n"
 
