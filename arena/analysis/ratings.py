@@ -9,8 +9,8 @@ Elo scale: ``E = 400 / ln 10 * theta``, centred on 0 (the field average).
 
 - **Fit.** Hunter's MM algorithm for Plackett-Luce (D. R. Hunter, "MM algorithms for generalized
   Bradley-Terry models", Ann. Statist. 32(1):384-406, 2004), which raises the likelihood at every
-  step to the maximum: the estimate ``choix.ilsr_rankings`` (Maystre and Grossglauser 2015) also
-  finds, without a library.
+  step, up to its maximum: for untied orders the same estimate as choix's ``ilsr_rankings``
+  (Maystre and Grossglauser 2015), with no added dependency.
 - **Prior.** Each pair of players who met gets one virtual drawn game (half a win each way), so a
   player who never wins keeps a finite rating; a weak pull towards equal strengths that thousands
   of real games outweigh.
