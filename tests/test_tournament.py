@@ -68,8 +68,6 @@ def test_round_robin_writes_every_file(tmp_path: Path) -> None:
         "points_per_turn",
         "farkle_rate",
         "errors",
-        "rating",
-        "rating_sd",
         "elo",
         "elo_low",
         "elo_high",

@@ -548,8 +548,8 @@ def test_summary_and_pairwise_agree_with_games_csv(tmp_path: Path) -> None:
         assert row.wins == pytest.approx(mine["win"].sum(), abs=1e-6)
         assert row.points_per_turn == pytest.approx(mine["score"].sum() / mine["turns"].sum(), abs=1e-6)
         assert row.errors == (mine["status"] != "ok").sum()
-    order = list(zip(-summary["win_rate"], summary["player"], strict=True))
-    assert order == sorted(order)
+    order = list(zip(-summary["elo"].round(6), -summary["win_rate"], summary["player"], strict=True))
+    assert order == sorted(order)  # best Elo first
     pairwise = pd.read_csv(out / "pairwise.csv")
     for row in pairwise.itertuples():
         a = games[games["player"] == row.player][["game", "rank"]]

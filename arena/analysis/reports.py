@@ -1,7 +1,20 @@
-"""Build summary.csv, pairwise.csv and errors.csv from games.csv with pandas.
+"""Build summary.csv, pairwise.csv, gauntlet.csv and errors.csv from games.csv with pandas.
 
 games.csv is read in chunks cut at game boundaries and every statistic is a sum per group, so
-memory stays flat however many games the run holds.
+memory stays flat however many games the run holds.  Every number is a function of the set of
+games, not of their order in the file: sums are exact (integers, or win shares in millionths)
+and the ratings are fitted to counts of finishing orders (see ratings.py).
+
+summary.csv, one row per ruleset and player, best Elo first:
+  ruleset, player; games, wins (a shared win counts its share), win_rate with its 95% Wilson
+  interval ci_low, ci_high; mean_score, mean_turns, points_per_turn, farkle_rate (farkles per
+  turn), errors (games the player lost by a fault); elo, elo_low, elo_high: the Plackett-Luce
+  strength on the Elo scale that best explains every finishing order, given the opponents each
+  player met, centred on 0, with its 95% interval (NaN for a player who never met anyone).
+pairwise.csv, one row per ruleset, player and opponent who sat at one table:
+  games together, wins (finishing ahead of the opponent; level counts half), win_rate, ci_low,
+  ci_high (Wilson).
+gauntlet.csv (gauntlet runs): the tested player against each opponent; see gauntlet.py.
 """
 
 from __future__ import annotations
@@ -14,7 +27,8 @@ from typing import Any
 
 import pandas as pd
 
-from arena.analysis.ratings import MultiplayerRatings, bradley_terry_elo
+from arena.analysis.gauntlet import GAUNTLET_COLUMNS, GauntletPairs
+from arena.analysis.ratings import Order, finishing_order, plackett_luce_elo
 from arena.analysis.stats import wilson_interval
 
 CHUNK_ROWS = 10_000
@@ -46,14 +60,15 @@ SUMMARY_COLUMNS = [
     "points_per_turn",
     "farkle_rate",
     "errors",
-    "rating",
-    "rating_sd",
     "elo",
     "elo_low",
     "elo_high",
 ]
 PAIRWISE_COLUMNS = ["ruleset", "player", "opponent", "games", "wins", "win_rate", "ci_low", "ci_high"]
 ERROR_COLUMNS = ["ruleset", "game", "player", "status", "reason"]
+#: games.csv writes a win share with at most six decimals (rows.win_text): summed in millionths,
+#: as integers, the totals are exact whatever order the games come in.
+WIN_UNITS = 1_000_000
 
 
 class ReportError(Exception):
@@ -146,30 +161,36 @@ class RunStats:
     error_count: int  # fault rows; build_reports streams them to a file when given one
     seats: pd.DataFrame  # win rate by seat position: the first-seat advantage
     lengths: pd.DataFrame  # games by length in rounds, per ruleset
+    gauntlet: pd.DataFrame  # the tested player against each opponent (gauntlet runs; else empty)
 
 
 def build_reports(
     path: Path,
     ruleset_order: list[str] | None = None,
     *,
-    elo_fit: bool = False,
+    tested: str | None = None,
     errors_path: Path | None = None,
     chunk_rows: int = CHUNK_ROWS,
 ) -> RunStats:
-    """The statistics of the games in ``path``.  ``elo_fit``: add a Bradley-Terry Elo (for
-    two-player round-robins).  ``errors_path``: write the fault rows there as they are found."""
+    """The statistics of the games in ``path``.  ``tested``: the tested player of a gauntlet,
+    reported against each opponent from game pairs.  ``errors_path``: write the fault rows there
+    as they are found."""
     sums, pairs, seats, lengths = Totals(), Totals(), Totals(), Totals()  # running sums: flat memory
+    orders: dict[tuple[str, Order], int] = {}  # finishing orders and their counts: the ratings' data
+    gauntlet = GauntletPairs(tested) if tested is not None else None
     order = list(ruleset_order or [])
     error_count = 0
     if errors_path is not None:
         pd.DataFrame(columns=ERROR_COLUMNS).to_csv(errors_path, index=False, lineterminator="\n")
-    ratings = MultiplayerRatings()
     for chunk in game_chunks(path, chunk_rows):
-        chunk = chunk.assign(error=(chunk["status"] != "ok").astype("int64"))
+        chunk = chunk.assign(
+            error=(chunk["status"] != "ok").astype("int64"),
+            win_units=(chunk["win"] * WIN_UNITS).round().astype("int64"),
+        )
         order += [r for r in chunk["ruleset"].unique() if r not in order]
         per_player = chunk.groupby(["ruleset", "player"], sort=False).agg(
             games=("game", "size"),
-            wins=("win", "sum"),
+            win_units=("win_units", "sum"),
             score=("score", "sum"),
             turns=("turns", "sum"),
             farkles=("farkles", "sum"),
@@ -180,54 +201,64 @@ def build_reports(
         seats.add(
             chunk.assign(table=chunk.groupby("game")["seat"].transform("size"))
             .groupby(["ruleset", "table", "seat"])
-            .agg(games=("game", "size"), wins=("win", "sum")),
+            .agg(games=("game", "size"), win_units=("win_units", "sum")),
         )
         per_game = (
             chunk.groupby(["ruleset", "game"], sort=False)["turns"].max().rename("rounds").reset_index()
         )
         lengths.add(per_game.groupby(["ruleset", "rounds"]).size().to_frame("games"))
-        _feed(ratings, chunk)
+        for key, count in _order_counts(chunk).items():
+            orders[key] = orders.get(key, 0) + count
+        if gauntlet is not None:
+            gauntlet.add(chunk)
         bad = chunk[chunk["error"] == 1]
         error_count += len(bad)
         if len(bad) and errors_path is not None:  # streamed: memory doesn't grow with the faults
             bad[ERROR_COLUMNS].to_csv(errors_path, mode="a", header=False, index=False, lineterminator="\n")
-    summary = _summary(sums.frame(), order, ratings)
-    pairwise = _pairwise(pairs.frame(), order, summary)
-    if elo_fit and len(pairwise):
-        summary = _with_elo(summary, pairwise)
+    summary = _summary(sums.frame(), order, _ratings(orders))
     return RunStats(
         summary,
-        pairwise,
+        _pairwise(pairs.frame(), order, summary),
         error_count,
         _seat_table(seats.frame(), order),
         _length_table(lengths.frame(), order),
+        gauntlet.frame(order) if gauntlet is not None else pd.DataFrame(columns=GAUNTLET_COLUMNS),
     )
 
 
-def _feed(ratings: MultiplayerRatings, chunk: pd.DataFrame) -> None:
-    """Rate every game of the chunk in game order (rows are in game, then seat, order)."""
-    games = chunk["game"].to_numpy()
-    players = chunk["player"].tolist()
-    rulesets = chunk["ruleset"].tolist()
-    ranks = chunk["rank"].tolist()
-    start = 0
-    for end in range(1, len(games) + 1):
-        if end == len(games) or games[end] != games[start]:
-            ratings.add_game(rulesets[start], players[start:end], ranks[start:end])
-            start = end
+def _order_counts(chunk: pd.DataFrame) -> dict[tuple[str, Order], int]:
+    """How often each finishing order occurs in the chunk, per ruleset.  Games of one table size
+    are laid side by side (one row a game, players in rank order, ties by name), so only the
+    distinct orders are handled one by one."""
+    rows = chunk.sort_values(["game", "rank", "player"])
+    size = rows.groupby("game", sort=False)["game"].transform("size").to_numpy()
+    counts: dict[tuple[str, Order], int] = {}
+    for k in sorted(set(size.tolist())):
+        table = rows[size == k]
+        n = len(table) // k
+        wide = pd.DataFrame({"ruleset": table["ruleset"].to_numpy()[::k]})
+        players = table["player"].to_numpy().reshape(n, k)
+        ranks = table["rank"].to_numpy().reshape(n, k)
+        for seat in range(k):
+            wide[f"p{seat}"] = players[:, seat]
+            wide[f"r{seat}"] = ranks[:, seat]
+        for key, count in wide.groupby(list(wide.columns), sort=False).size().items():
+            ruleset, *cells = key
+            order = finishing_order(cells[0::2], cells[1::2])
+            counts[(ruleset, order)] = counts.get((ruleset, order), 0) + int(count)
+    return counts
 
 
-def _with_elo(summary: pd.DataFrame, pairwise: pd.DataFrame) -> pd.DataFrame:
-    summary = summary.copy()
-    for ruleset, table in pairwise.groupby("ruleset", sort=False):
-        rows = list(zip(table["player"], table["opponent"], table["games"], table["wins"], strict=True))
-        fitted = bradley_terry_elo(rows)
-        mask = summary["ruleset"] == ruleset
-        for column, k in (("elo", 0), ("elo_low", 1), ("elo_high", 2)):
-            summary.loc[mask, column] = [
-                fitted[p][k] if p in fitted else float("nan") for p in summary.loc[mask, "player"]
-            ]
-    return summary
+def _ratings(orders: dict[tuple[str, Order], int]) -> dict[tuple[str, str], tuple[float, float, float]]:
+    """Plackett-Luce Elo per (ruleset, player), fitted per ruleset."""
+    by_ruleset: dict[str, dict[Order, int]] = {}
+    for (ruleset, order), count in orders.items():
+        by_ruleset.setdefault(ruleset, {})[order] = count
+    return {
+        (ruleset, player): value
+        for ruleset, counts in by_ruleset.items()
+        for player, value in plackett_luce_elo(counts).items()
+    }
 
 
 def _seat_table(seats: pd.DataFrame | None, order: list[str]) -> pd.DataFrame:
@@ -236,6 +267,7 @@ def _seat_table(seats: pd.DataFrame | None, order: list[str]) -> pd.DataFrame:
         return pd.DataFrame(columns=columns)
     table = seats.reset_index().rename(columns={"table": "seats"})
     table["games"] = table["games"].astype("int64")
+    table["wins"] = table.pop("win_units").astype("int64") / WIN_UNITS
     table = _with_interval(table)
     table["fair_share"] = 1 / table["seats"]
     table["ruleset_order"] = table["ruleset"].map({r: i for i, r in enumerate(order)})
@@ -303,24 +335,33 @@ def _with_interval(table: pd.DataFrame) -> pd.DataFrame:
     return table
 
 
-def _summary(sums: pd.DataFrame | None, order: list[str], ratings: MultiplayerRatings) -> pd.DataFrame:
+def _summary(
+    sums: pd.DataFrame | None, order: list[str], ratings: dict[tuple[str, str], tuple[float, float, float]]
+) -> pd.DataFrame:
     if sums is None:
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
     total = sums.reset_index()
     for column in ("games", "score", "turns", "farkles", "errors"):
         total[column] = total[column].astype("int64")
+    total["wins"] = total.pop("win_units").astype("int64") / WIN_UNITS
     total = _with_interval(total)
     total["mean_score"] = total["score"] / total["games"]
     total["mean_turns"] = total["turns"] / total["games"]
     total["points_per_turn"] = total["score"] / total["turns"].where(total["turns"] > 0)
     total["farkle_rate"] = total["farkles"] / total["turns"].where(total["turns"] > 0)
-    values = [ratings.value(r, p) for r, p in zip(total["ruleset"], total["player"], strict=True)]
-    total["rating"] = [mu for mu, _ in values]
-    total["rating_sd"] = [sigma for _, sigma in values]
-    for column in ("elo", "elo_low", "elo_high"):
-        total[column] = float("nan")
+    nan = (float("nan"),) * 3
+    values = [ratings.get(key, nan) for key in zip(total["ruleset"], total["player"], strict=True)]
+    for k, column in enumerate(("elo", "elo_low", "elo_high")):
+        total[column] = [value[k] for value in values]
     total["ruleset_order"] = total["ruleset"].map({r: i for i, r in enumerate(order)})
-    total = total.sort_values(["ruleset_order", "win_rate", "player"], ascending=[True, False, True])
+    # Best Elo first.  Rounded for the sort, so that equal strengths (two copies of a strategy)
+    # are not ordered by the fit's last bits but by win rate, then name.
+    total["elo_key"] = total["elo"].round(6)
+    total = total.sort_values(
+        ["ruleset_order", "elo_key", "win_rate", "player"],
+        ascending=[True, False, False, True],
+        na_position="last",
+    )
     return total[SUMMARY_COLUMNS].reset_index(drop=True)
 
 
@@ -339,11 +380,17 @@ def _pairwise(pairs: pd.DataFrame | None, order: list[str], summary: pd.DataFram
     return total[PAIRWISE_COLUMNS].reset_index(drop=True)
 
 
-def write_reports(folder: Path, ruleset_order: list[str] | None = None, *, elo_fit: bool = False) -> RunStats:
-    """Write summary.csv, pairwise.csv and errors.csv next to games.csv; return the statistics."""
+def write_reports(
+    folder: Path, ruleset_order: list[str] | None = None, *, tested: str | None = None
+) -> RunStats:
+    """Write summary.csv, pairwise.csv and errors.csv next to games.csv, and gauntlet.csv for a
+    gauntlet (``tested``: its tested player); return the statistics."""
     stats = build_reports(
-        folder / "games.csv", ruleset_order, elo_fit=elo_fit, errors_path=folder / "errors.csv"
+        folder / "games.csv", ruleset_order, tested=tested, errors_path=folder / "errors.csv"
     )
-    for name, table in (("summary.csv", stats.summary), ("pairwise.csv", stats.pairwise)):
+    tables = [("summary.csv", stats.summary), ("pairwise.csv", stats.pairwise)]
+    if tested is not None:
+        tables.append(("gauntlet.csv", stats.gauntlet))
+    for name, table in tables:
         table.to_csv(folder / name, index=False, lineterminator="\n", float_format="%.6f")
     return stats

@@ -19,7 +19,7 @@ from arena.analysis.compare import (
     read_deals,
     ruleset_differences,
 )
-from arena.analysis.ranking import ranking_text
+from arena.analysis.ranking import results_text
 from arena.analysis.reports import ReportError, RunStats, build_reports
 from arena.cli.output import echo_json, fail
 from arena.cli.table import aligned_table, interval_cells
@@ -44,8 +44,14 @@ def read_run(folder: Path) -> tuple[RunStats, dict]:
     ):
         fail(f"{folder / 'spec.json'} is damaged (its rulesets are not the ones arena saved)")
     order = [r["name"] for r in rulesets] or None
+    players = spec.get("players")
+    tested = None
+    if spec.get("format") == "gauntlet" and isinstance(players, list) and players:
+        tested = players[0].get("label") if isinstance(players[0], dict) else None
+        if not isinstance(tested, str):
+            fail(f"{folder / 'spec.json'} is damaged (its players are not the ones arena saved)")
     try:
-        stats = build_reports(games, order, elo_fit=spec.get("format") == "round-robin")
+        stats = build_reports(games, order, tested=tested)
     except ReportError as exc:
         fail(str(exc))
     if stats.summary.empty:
@@ -176,12 +182,13 @@ def report_command(folder: Path, plot: bool, as_json: bool) -> None:
                 "summary": json.loads(stats.summary.to_json(orient="records")),
                 "pairwise": json.loads(stats.pairwise.to_json(orient="records")),
                 "seats": json.loads(stats.seats.to_json(orient="records")),
+                "gauntlet": json.loads(stats.gauntlet.to_json(orient="records")),
                 "plots": [str(p) for p in written],
             }
         )
         return
     click.echo(f"{folder} ({completeness(played, total, spec)})")
-    click.echo(ranking_text(stats.summary))
+    click.echo(results_text(stats))
     click.echo(pairwise_text(stats.pairwise, stats.summary))
     click.echo(seats_text(stats.seats), nl=False)
     for path in written:

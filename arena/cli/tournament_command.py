@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 from click.core import ParameterSource
 
-from arena.analysis.ranking import ranking_text
+from arena.analysis.ranking import results_text
 from arena.analysis.reports import ReportError, write_reports
 from arena.cli.output import fail
 from arena.cli.rules_commands import resolve_rules
@@ -223,7 +223,9 @@ def tournament_command(
         fail(str(exc))
     try:
         stats = write_reports(
-            folder.path, [r.name for r in spec.rulesets], elo_fit=spec.format == "round-robin"
+            folder.path,
+            [r.name for r in spec.rulesets],
+            tested=spec.labels[0] if spec.format == "gauntlet" else None,
         )
     except ReportError as exc:
         fail(str(exc), 1)
@@ -242,7 +244,7 @@ def tournament_command(
     if outcome.games_written < total:
         # A stopped run's ranking covers a prefix of the interleaved schedule: say how much.
         click.echo(run_partial_text(spec, outcome.games_written))
-    click.echo(ranking_text(stats.summary), nl=False)
+    click.echo(results_text(stats), nl=False)
     click.echo(
         f"\n{outcome.games_written:,} games in {folder.path}/ ({outcome.games_played:,} played in "
         f"{outcome.seconds:.1f} s, {outcome.games_per_second:,.0f} games/s); "
