@@ -216,6 +216,15 @@ def test_another_seed_is_compared_game_by_game_and_says_so(runs: dict, tmp_path:
     assert "classic: not paired: 300 of 300 deals were dealt other dice" in out
 
 
+def test_the_players_in_another_order_still_meet_on_the_same_dice(runs: dict, tmp_path: Path) -> None:
+    tournament(tmp_path / "reordered", "threshold", runs["bot"], "greedy")
+    data = compare_json(runs["b"], tmp_path / "reordered")
+    (pairing,) = data["rulesets"]
+    assert pairing["paired"] is True and pairing["mismatched"] == 0 and pairing["deals"] == 300
+    # Same deals, same strategies: every per-deal difference is zero.
+    assert all(row["difference"] == 0 for row in data["rows"])
+
+
 def test_an_interrupted_run_is_paired_on_its_complete_deals(runs: dict, tmp_path: Path) -> None:
     cut = tmp_path / "cut"
     shutil.copytree(runs["a"], cut)

@@ -103,7 +103,7 @@ def old_order(spec: TournamentSpec) -> list[tuple[int, tuple[int, ...], int, int
     for r, ruleset in enumerate(spec.rulesets):
         ruleset_key = blake(json.dumps(ruleset.as_dict(), sort_keys=True))
         for table in tables:
-            table_key = blake("\x1f".join(spec.labels[i] for i in table))
+            table_key = blake("\x1f".join(sorted(spec.labels[i] for i in table)))
             for deal in range(deals):
                 seed = derive_seed(spec.seed, ruleset_key, table_key, deal)
                 games += [(r, table, deal, seed), (r, table[1:] + table[:1], deal, seed)]

@@ -117,7 +117,11 @@ class Schedule:
         self.games_per_ruleset = shape.tables * shape.games_per_table
         self._ruleset_keys = [stable_hash(json.dumps(r.as_dict(), sort_keys=True)) for r in spec.rulesets]
         labels = spec.labels
-        self._table_keys = [stable_hash("\x1f".join(labels[i] for i in t)) for t in self._tables or [()]]
+        # Keyed by the players' names, sorted: the same players meet on the same dice whatever
+        # order -p named them in, so runs of the same field compare deal by deal.
+        self._table_keys = [
+            stable_hash("\x1f".join(sorted(labels[i] for i in t))) for t in self._tables or [()]
+        ]
 
     def __len__(self) -> int:
         return self.shape.total
