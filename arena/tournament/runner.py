@@ -208,7 +208,7 @@ def run_tournament(
             batch_results(spec, tasks, workers, backend=backend, scheduler=scheduler) as results,
         ):
             for result in results:
-                folder.append(result.rows)
+                folder.append(result.rows, result.fault_details)
                 written = result.stop
                 faults += result.faults
                 bar.update(result.stop - result.start)
