@@ -83,10 +83,11 @@ class TournamentSpec:
                 raise ValueError(f"player name {player.label!r} has a line break; names must be one line")
         n = len(self.players)
         if self.format == "free-for-all":
-            if n < 1:
-                raise ValueError("free-for-all needs at least one player")
-            if self.seats is not None and not 1 <= self.seats <= n:
-                raise ValueError(f"seats must be 1 to {n} (the number of players), got {self.seats}")
+            # A game of one has no opponent to rank against: nothing to compare, nothing to rate.
+            if n < 2:
+                raise ValueError(f"free-for-all needs at least two players, got {n}")
+            if self.seats is not None and not 2 <= self.seats <= n:
+                raise ValueError(f"seats must be 2 to {n} (the number of players), got {self.seats}")
         else:
             if self.seats is not None:
                 raise ValueError(f"--seats goes with free-for-all, not {self.format}")
@@ -117,11 +118,15 @@ class TournamentSpec:
 
 
 def spec_from_identity(data: dict[str, Any], command: str = "") -> TournamentSpec:
-    """Rebuild a spec from the settings saved in a run folder (``spec.json``)."""
+    """Rebuild a spec from the settings saved in a run folder (``spec.json``).
+
+    Every field is checked first (:func:`check_identity`): a hand-edited file is refused with
+    one line naming the field, never played with a float seed or zero rounds."""
     from arena.engine import Ruleset
     from arena.players import load_player_spec
     from arena.players.loading import StrategyError
 
+    check_identity(data)
     players = []
     for entry in data["players"]:
         if entry.get("source") == "class":
@@ -142,6 +147,64 @@ def spec_from_identity(data: dict[str, Any], command: str = "") -> TournamentSpe
         max_rounds=data["max_rounds"],
         command=command,
     )
+
+
+class SpecFieldError(ValueError):
+    """A saved setting of the wrong type or out of range; the message names the field."""
+
+
+def _whole(data: dict[str, Any], key: str, least: int, *, optional: bool = False) -> None:
+    value = data.get(key)
+    if optional and value is None:
+        return
+    # bool is an int to Python, and 2.0 is a float: neither is a count or a seed.
+    if not isinstance(value, int) or isinstance(value, bool) or value < least:
+        raise SpecFieldError(f"{key} must be a whole number of at least {least}, got {json.dumps(value)}")
+
+
+def check_identity(data: Any) -> None:
+    """Check the type and range of every setting in a saved spec; raises :class:`SpecFieldError`
+    naming the first bad field.  Rulesets are checked by :class:`Ruleset` itself, players by
+    loading them."""
+    if not isinstance(data, dict):
+        raise SpecFieldError(f"the settings must be a JSON object, got {type(data).__name__}")
+    missing = [
+        k
+        for k in ("format", "games", "seed", "seats", "move_timeout", "max_rounds", "rulesets", "players")
+        if k not in data
+    ]
+    if missing:
+        raise SpecFieldError(f"{missing[0]} is missing")
+    if data["format"] not in FORMATS:
+        raise SpecFieldError(f"format must be one of {', '.join(FORMATS)}, got {json.dumps(data['format'])}")
+    _whole(data, "games", 1)
+    _whole(data, "seed", 0)
+    _whole(data, "max_rounds", 1)
+    _whole(data, "seats", 2, optional=True)
+    timeout = data["move_timeout"]
+    if timeout is not None and (
+        not isinstance(timeout, int | float) or isinstance(timeout, bool) or not 0 < timeout < math.inf
+    ):
+        raise SpecFieldError(
+            f"move_timeout must be a positive number of seconds or null, got {json.dumps(timeout)}"
+        )
+    rulesets = data["rulesets"]
+    if not isinstance(rulesets, list) or not rulesets or not all(isinstance(r, dict) for r in rulesets):
+        raise SpecFieldError("rulesets must be a non-empty list of rulesets (JSON objects)")
+    for number, fields in enumerate(rulesets):
+        try:
+            Ruleset(**fields)
+        except (TypeError, ValueError) as exc:
+            raise SpecFieldError(f"rulesets[{number}]: {' '.join(str(exc).split())}") from None
+    players = data["players"]
+    if not isinstance(players, list) or not players:
+        raise SpecFieldError("players must be a non-empty list of players (JSON objects)")
+    for number, player in enumerate(players):
+        if not isinstance(player, dict) or not isinstance(player.get("spec"), str) or not player["spec"]:
+            raise SpecFieldError(f"players[{number}] must be an object with a spec (a player spec text)")
+        for key in ("label", "source"):
+            if not isinstance(player.get(key, ""), str):
+                raise SpecFieldError(f"players[{number}].{key} must be text, got {json.dumps(player[key])}")
 
 
 def _player_identity(player: PlayerSpec) -> dict[str, Any]:
