@@ -15,10 +15,17 @@ Every bad reference raises :class:`StrategyError` with one line that says what i
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import importlib.util
 import inspect
+import json
+import os
+import select
+import signal
 import sys
+import threading
+import time
 import typing
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
@@ -33,6 +40,8 @@ from arena.players.builtin.threshold import ThresholdPlayer
 from arena.players.protocol import Player
 
 ENTRY_POINT_GROUP = "arena.strategies"
+#: Seconds a strategy's constructor may take when its spec is loaded (the default move timeout).
+LOAD_TIMEOUT = 10.0
 
 BUILTINS: dict[str, type] = {
     "random": RandomPlayer,
@@ -136,29 +145,154 @@ def is_player_class(obj: object) -> bool:
     return inspect.isclass(obj) and callable(getattr(obj, "decide", None))
 
 
-def load_player_spec(text: str) -> PlayerSpec:
-    """Resolve a player spec and check it makes a valid player; raises :class:`StrategyError`."""
+def load_player_spec(text: str, *, timeout: float | None = LOAD_TIMEOUT) -> PlayerSpec:
+    """Resolve a player spec and check it makes a valid player; raises :class:`StrategyError`.
+
+    The player is built once to check it and read its name.  A strategy's own code (file,
+    module, plugin) is built in a forked child process with ``timeout`` seconds: one that calls
+    ``sys.exit`` or ``os._exit``, crashes, or never returns is then one line, and arena goes on
+    (see :func:`check_player`)."""
     text = text.strip()
     if not text:
         raise StrategyError("empty player spec")
     ref, param_text = split_spec(text)
     cls, source = _resolve(ref)
     params = parse_params(cls, param_text, ref)
-    try:
-        player = cls(**params)
-    except (TypeError, ValueError) as exc:
-        raise StrategyError(f"{ref}: {' '.join(str(exc).split())}") from None
-    except Exception as exc:
-        raise StrategyError(f"{ref}: creating the player failed: {type(exc).__name__}: {exc}") from None
-    if not isinstance(player, Player):
-        missing = [m for m in ("name", "decide") if not hasattr(player, m)]
-        raise StrategyError(
-            f"{ref}: {cls.__name__} is not a Player: it needs {' and '.join(missing)} "
-            "(a name and a decide(view) -> Action method)"
-        )
-    name = str(player.name)
+    name = check_player(cls, params, ref, timeout=None if source == "built-in" else timeout)
     label = name if not param_text or "=" in name else f"{name}:{param_text}"
     return PlayerSpec(text, label, cls, params, source)
+
+
+def check_player(cls: type, params: dict[str, Any], ref: str, *, timeout: float | None = LOAD_TIMEOUT) -> str:
+    """Build ``cls(**params)`` once, check it is a Player and return its name; raises
+    :class:`StrategyError` with one line if it can't be built.
+
+    With a ``timeout``, in the main thread of a system that can fork, it is built in a child
+    process that the caller kills after ``timeout`` seconds: nothing the constructor does
+    (sleep, ``sys.exit``, ``os._exit``, a crash) reaches this process.  Otherwise it is built
+    here, and only its exceptions are caught."""
+    forkable = hasattr(os, "fork") and threading.current_thread() is threading.main_thread()
+    if timeout is None or not forkable:
+        kind, text = _try_player(cls, params, ref)
+    else:
+        kind, text = _try_player_in_child(cls, params, ref, timeout)
+    if kind != "ok":
+        raise StrategyError(text)
+    return text
+
+
+def _try_player(cls: type, params: dict[str, Any], ref: str) -> tuple[str, str]:
+    """("ok", the player's name) or ("error", a one-line message)."""
+    try:
+        player = cls(**params)
+    except KeyboardInterrupt:
+        raise
+    except (TypeError, ValueError) as exc:
+        return "error", f"{ref}: {_clip(safe_text(exc))}"
+    except BaseException as exc:  # SystemExit too: a strategy may not end arena
+        return "error", f"{ref}: creating the player failed: {_clip(described(exc))}"
+    try:
+        missing = [m for m in ("name", "decide") if not hasattr(player, m)]
+        if missing:
+            return "error", (
+                f"{ref}: {cls.__name__} is not a Player: it needs {' and '.join(missing)} "
+                "(a name and a decide(view) -> Action method)"
+            )
+        name = str(player.name)
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:
+        return "error", f"{ref}: reading the player's name failed: {_clip(described(exc))}"
+    return "ok", name
+
+
+def _try_player_in_child(cls: type, params: dict[str, Any], ref: str, timeout: float) -> tuple[str, str]:
+    """:func:`_try_player` in a forked child, killed (with its process group) after ``timeout``."""
+    for stream in (sys.stdout, sys.stderr):  # else the child would write our pending output again
+        with contextlib.suppress(Exception):
+            stream.flush()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: build the player, send the outcome, and leave without cleaning up
+        status = 0
+        try:
+            os.close(read_end)
+            with contextlib.suppress(OSError):
+                os.setpgid(0, 0)  # its own group, so anything it starts is killed with it
+            reply = json.dumps(_try_player(cls, params, ref)).encode() + b"\n"
+            while reply:
+                reply = reply[os.write(write_end, reply) :]
+            for stream in (sys.stdout, sys.stderr):
+                with contextlib.suppress(Exception):
+                    stream.flush()
+        except BaseException:
+            status = 70
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    with contextlib.suppress(OSError):
+        os.setpgid(pid, pid)  # as the child does: whichever runs first, the group exists
+    try:
+        reply_bytes, in_time = _read_reply(read_end, timeout)
+    finally:
+        os.close(read_end)
+        _kill_group(pid)
+        _, status = os.waitpid(pid, 0)
+    if not in_time:
+        return "error", f"{ref}: creating the player took longer than {timeout:g} s (the move timeout)"
+    try:
+        kind, text = json.loads(reply_bytes)
+        return str(kind), str(text)
+    except ValueError:
+        how = (
+            f"signal {os.WTERMSIG(status)}"
+            if os.WIFSIGNALED(status)
+            else f"exit status {os.waitstatus_to_exitcode(status)}"
+        )
+        return "error", f"{ref}: creating the player ended its process ({how})"
+
+
+def _read_reply(fd: int, timeout: float) -> tuple[bytes, bool]:
+    """Bytes from ``fd`` up to a newline or end of file; and False if ``timeout`` ran out first."""
+    deadline = time.monotonic() + timeout
+    data = b""
+    while not data.endswith(b"\n"):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return data, False
+        ready, _, _ = select.select([fd], [], [], left)
+        if ready:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            data += chunk
+    return data, True
+
+
+def _kill_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def safe_text(exc: BaseException) -> str:
+    """``str(exc)`` on one line; a strategy's exception whose ``__str__`` raises gets a stand-in."""
+    try:
+        return " ".join(str(exc).split())
+    except BaseException:
+        return f"<{type(exc).__name__} whose text can't be shown>"
+
+
+def described(exc: BaseException) -> str:
+    """``Type: message`` on one line."""
+    text = safe_text(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def _resolve(ref: str) -> tuple[type, str]:
@@ -168,10 +302,11 @@ def _resolve(ref: str) -> tuple[type, str]:
     if plugin is not None:
         try:
             obj = plugin.load()
-        except Exception as exc:
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # SystemExit too: a plugin may not end arena
             raise StrategyError(
-                f"{ref}: the plugin's entry point {plugin.value!r} failed to load: "
-                f"{type(exc).__name__}: {exc}"
+                f"{ref}: the plugin's entry point {plugin.value!r} failed to load: {_clip(described(exc))}"
             ) from None
         if not is_player_class(obj):
             raise StrategyError(f"{ref}: entry point {plugin.value!r} is not a Player class")
@@ -210,10 +345,12 @@ def _import_file(path: Path) -> Any:
     sys.modules[module_name] = module  # so dataclasses, pickling and workers find it
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:
+    except BaseException as exc:  # SystemExit too: a strategy file may not end arena
         del sys.modules[module_name]
+        if isinstance(exc, KeyboardInterrupt):
+            raise
         where = f" (line {exc.lineno})" if isinstance(exc, SyntaxError) and exc.lineno else ""
-        raise StrategyError(f"{path}: importing it failed: {type(exc).__name__}: {exc}{where}") from None
+        raise StrategyError(f"{path}: importing it failed: {_clip(described(exc))}{where}") from None
     return module
 
 
@@ -254,9 +391,11 @@ def _from_module(module_name: str, class_name: str) -> type:
     except ModuleNotFoundError as exc:
         if exc.name and module_name.startswith(exc.name):
             raise StrategyError(f"{module_name}:{class_name}: no module named {module_name!r}") from None
-        raise StrategyError(f"{module_name}: importing it failed: {exc}") from None
-    except Exception as exc:
-        raise StrategyError(f"{module_name}: importing it failed: {type(exc).__name__}: {exc}") from None
+        raise StrategyError(f"{module_name}: importing it failed: {_clip(safe_text(exc))}") from None
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # SystemExit too
+        raise StrategyError(f"{module_name}: importing it failed: {_clip(described(exc))}") from None
     return _named_class(module, class_name, f"{module_name}:{class_name}", module_name)
 
 
