@@ -44,8 +44,10 @@ def test_round_robin_writes_every_file(tmp_path: Path) -> None:
         "summary.csv",
         "pairwise.csv",
         "errors.csv",
+        "errors.log",
         "run.json",
         "spec.json",
+        "games.idx",
     }
     games = pd.read_csv(out / "games.csv", keep_default_na=False)
     assert tuple(games.columns) == COLUMNS
@@ -366,7 +368,7 @@ def test_resume_refuses_a_different_configuration(tmp_path: Path) -> None:
         (["--workers", "0"], "--workers must be at least 1, got 0"),
         (["-p", "greedy"], "round-robin needs at least two players, got 1"),
         (["--seats", "2"], "--seats goes with free-for-all, not round-robin"),
-        (["--format", "free-for-all", "--seats", "9"], "seats must be 1 to 5"),
+        (["--format", "free-for-all", "--seats", "9"], "seats must be 2 to 5"),
         (["--move-timeout", "0"], "move timeout must be a positive number of seconds"),
     ],
 )

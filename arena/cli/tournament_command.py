@@ -7,6 +7,7 @@ import os
 import shlex
 import shutil
 import sys
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -14,16 +15,37 @@ import click
 from click.core import ParameterSource
 
 from arena.analysis.ranking import results_text
-from arena.analysis.reports import ReportError, write_reports
+from arena.analysis.reports import ReportError, RunStats, write_reports
+from arena.cli.interrupts import EXIT_INTERRUPTED, EXIT_TERMINATED, StopState, stop_signals
 from arena.cli.output import fail
 from arena.cli.rules_commands import resolve_rules
 from arena.engine import DEFAULT_MAX_ROUNDS, PRESETS
 from arena.players import BUILTINS, StrategyError, load_player_spec
 from arena.tournament import FORMATS, TournamentSpec, run_tournament
+from arena.tournament.batch import FaultDetail
 from arena.tournament.dask_backend import INSTALL_HINT, DaskBackendError
-from arena.tournament.run_folder import RunFolder, RunFolderError, load_saved_run
+from arena.tournament.fault_log import (
+    FaultGroup,
+    FaultStop,
+    FaultWatch,
+    fault_counts,
+    fault_groups,
+    first_fault_of,
+    full_traceback,
+    game_describer,
+    warning_block,
+    write_errors_log,
+)
+from arena.tournament.run_folder import (
+    RunFolder,
+    RunFolderError,
+    RunFolderWriteError,
+    load_saved_run,
+    read_journal,
+)
 from arena.tournament.run_info import now_text, run_info, run_partial_text
-from arena.tournament.runner import BACKENDS
+from arena.tournament.runner import BACKENDS, RunOutcome
+from arena.tournament.runner import Terminated as RunnerTerminated
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import DEFAULT_GAMES, DEFAULT_MOVE_TIMEOUT
 
@@ -118,6 +140,12 @@ def default_out() -> Path:
 @click.option(
     "--progress/--no-progress", default=None, help="Progress bar on stderr. [default: on a terminal]"
 )
+@click.option(
+    "--fail-fast",
+    is_flag=True,
+    help="Stop at the first game a strategy breaks and show its full traceback (what was written is "
+    "kept; --resume continues).",
+)
 @click.pass_context
 def tournament_command(
     ctx: click.Context,
@@ -135,12 +163,13 @@ def tournament_command(
     scheduler: str | None,
     batch_size: int | None,
     progress: bool | None,
+    fail_fast: bool,
 ) -> None:
     """Play every pairing of strategies on every ruleset, and rank them.
 
     With no options: the built-in strategies, round-robin, on all three presets, 1,000 games per
     pairing, on all cores.  Results go to results/<timestamp>/: games.csv (one row per player per
-    game), summary.csv, pairwise.csv, errors.csv and run.json.
+    game), summary.csv, pairwise.csv, errors.csv, errors.log and run.json.
     """
     command = "arena " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv else "arena tournament"
     if workers is not None and workers < 1:
@@ -157,6 +186,34 @@ def tournament_command(
         for name in GAME_OPTIONS
         if ctx.get_parameter_source("format_" if name == "format" else name) != ParameterSource.DEFAULT
     }
+    with stop_signals() as stop:
+        try:
+            spec, schedule, folder = _open_run(
+                rules, players, format_, seats, games, seed, move_timeout, resume, out, given, command
+            )
+        except KeyboardInterrupt:
+            click.echo("interrupted before any game was played", err=True)
+            raise SystemExit(stop.exit_status) from None
+        run = _Run(spec, schedule, folder, stop, backend, scheduler, workers)
+        run.announce()
+        run.play(batch_size, progress, fail_fast, resume is not None)
+        run.finish()
+
+
+def _open_run(
+    rules: tuple[str, ...],
+    players: tuple[str, ...],
+    format_: str,
+    seats: int | None,
+    games: int,
+    seed: int,
+    move_timeout: float,
+    resume: Path | None,
+    out: Path | None,
+    given: set[str],
+    command: str,
+) -> tuple[TournamentSpec, Schedule, RunFolder]:
+    """The spec and a new or resumed run folder; bad input is one line, exit 2."""
     try:
         base = None
         if resume is not None:
@@ -164,18 +221,19 @@ def tournament_command(
                 fail("--resume continues a run in its own folder; leave out --out")
             # Options not given take the saved run's values; given ones must match them.
             base = load_saved_run(resume, command)
+        timeout = move_timeout if base is None or "move_timeout" in given else base.move_timeout
         spec = TournamentSpec(
             rulesets=tuple(resolve_rules(r) for r in rules or DEFAULT_RULES)
             if base is None or "rules" in given
             else base.rulesets,
-            players=tuple(load_player_spec(p) for p in players or DEFAULT_PLAYERS)
+            players=tuple(load_player_spec(p, timeout=timeout) for p in players or DEFAULT_PLAYERS)
             if base is None or "players" in given
             else base.players,
             format=format_ if base is None or "format" in given else base.format,
             games=games if base is None or "games" in given else base.games,
             seed=seed if base is None or "seed" in given else base.seed,
             seats=seats if base is None or "seats" in given else base.seats,
-            move_timeout=move_timeout if base is None or "move_timeout" in given else base.move_timeout,
+            move_timeout=timeout,
             max_rounds=base.max_rounds if base is not None else DEFAULT_MAX_ROUNDS,
             command=command,
         )
@@ -188,80 +246,183 @@ def tournament_command(
         fail(str(exc))
     except ValueError as exc:
         fail(str(exc))
-    started = now_text()
-    total = len(schedule)
-    unit = "ruleset" if spec.format == "free-for-all" else "pairing"
-    if scheduler is not None:
-        where = f"the Dask cluster at {scheduler}"
-    else:
-        where = f"{workers} worker{'s' if workers != 1 else ''}" + (
-            " (a local Dask cluster)" if backend == "dask" else ""
+    return spec, schedule, folder
+
+
+class _Run:
+    """One session of a run, from the first line it prints to its exit status."""
+
+    def __init__(
+        self,
+        spec: TournamentSpec,
+        schedule: Schedule,
+        folder: RunFolder,
+        stop: StopState,
+        backend: str,
+        scheduler: str | None,
+        workers: int,
+    ) -> None:
+        self.spec, self.schedule, self.folder, self.stop = spec, schedule, folder, stop
+        self.backend, self.scheduler, self.workers = backend, scheduler, workers
+        self.total = len(schedule)
+        self.resumed_from = folder.completed_games
+        self.started = now_text()
+        self.outcome: RunOutcome | None = None
+        self.fault: FaultDetail | None = None  # --fail-fast stopped the run at this fault
+        self.interrupted = False
+        self.terminated = False  # by SIGTERM, during play (the runner's handler)
+        self.groups: list[FaultGroup] = []  # the run's distinct faults, from its journal
+
+    @property
+    def hint(self) -> str:
+        return (
+            f"{self.folder.completed_games:,} of {self.total:,} games kept; continue with "
+            f"`arena tournament --resume {shlex.quote(str(self.folder.path))}`"
         )
-    per_unit = schedule.games_per_ruleset if unit == "ruleset" else schedule.games_per_table
-    n_rules = len(spec.rulesets)
-    click.echo(
-        f"{spec.format}: {len(spec.players)} players, {n_rules} ruleset{'s' if n_rules != 1 else ''}, "
-        f"{per_unit:,} games per {unit}: {total:,} games on {where} -> {folder.path}",
-        err=True,
-    )
-    resumed_from = folder.completed_games
-    if resumed_from:
-        click.echo(f"resuming after game {folder.completed_games:,} of {total:,}", err=True)
-    try:
-        outcome = run_tournament(
-            spec,
-            folder,
-            workers=workers,
-            batch_size=batch_size,
-            progress=progress,
-            backend=backend,
-            scheduler=scheduler,
-        )
-    except DaskBackendError as exc:
-        if resume is None and resumed_from == 0:
-            shutil.rmtree(folder.path)  # our own folder, still empty: leave nothing behind
-        fail(str(exc))
-    try:
-        stats = write_reports(
-            folder.path,
-            [r.name for r in spec.rulesets],
-            tested=spec.labels[0] if spec.format == "gauntlet" else None,
-        )
-    except ReportError as exc:
-        fail(str(exc), 1)
-    folder.write_json(
-        "run.json",
-        run_info(
-            spec,
-            outcome,
-            workers=workers if scheduler is None else None,
-            backend=backend,
-            scheduler=scheduler,
-            started=started,
-            resumed_from=resumed_from,
-        ),
-    )
-    if outcome.games_written < total:
-        # A stopped run's ranking covers a prefix of the interleaved schedule: say how much.
-        click.echo(run_partial_text(spec, outcome.games_written))
-    click.echo(results_text(stats), nl=False)
-    click.echo(
-        f"\n{outcome.games_written:,} games in {folder.path}/ ({outcome.games_played:,} played in "
-        f"{outcome.seconds:.1f} s, {outcome.games_per_second:,.0f} games/s); "
-        f"{stats.error_count:,} faults in errors.csv"
-    )
-    if outcome.error is not None:
+
+    def announce(self) -> None:
+        spec, schedule = self.spec, self.schedule
+        unit = "ruleset" if spec.format == "free-for-all" else "pairing"
+        if self.scheduler is not None:
+            where = f"the Dask cluster at {self.scheduler}"
+        else:
+            where = f"{self.workers} worker{'s' if self.workers != 1 else ''}" + (
+                " (a local Dask cluster)" if self.backend == "dask" else ""
+            )
+        per_unit = schedule.games_per_ruleset if unit == "ruleset" else schedule.games_per_table
+        n_rules = len(spec.rulesets)
         click.echo(
-            f"arena: error: {outcome.error}; {outcome.games_written:,} of {total:,} games kept; "
-            f"continue with `arena tournament --resume {shlex.quote(str(folder.path))}`",
+            f"{spec.format}: {len(spec.players)} players, {n_rules} ruleset{'s' if n_rules != 1 else ''}, "
+            f"{per_unit:,} games per {unit}: {self.total:,} games on {where} -> {self.folder.path}",
             err=True,
         )
-        raise SystemExit(1)
-    if outcome.interrupted:
-        how = "terminated" if outcome.terminated else "interrupted"
-        click.echo(
-            f"{how}: {outcome.games_written:,} of {total:,} games kept; continue with "
-            f"`arena tournament --resume {shlex.quote(str(folder.path))}`",
-            err=True,
-        )
-        raise SystemExit(143 if outcome.terminated else 130)  # 128 + the signal, as shells report
+        if self.folder.note:
+            click.echo(f"repair: {self.folder.note}", err=True)
+        if self.resumed_from:
+            click.echo(f"resuming after game {self.resumed_from:,} of {self.total:,}", err=True)
+
+    def play(self, batch_size: int | None, progress: bool | None, fail_fast: bool, resuming: bool) -> None:
+        began = time.perf_counter()
+        watch = FaultWatch(fail_fast)
+        try:
+            self.outcome = run_tournament(
+                self.spec,
+                self.folder,
+                workers=self.workers,
+                batch_size=batch_size,
+                progress=progress,
+                backend=self.backend,
+                scheduler=self.scheduler,
+                on_batch=watch,
+            )
+        except DaskBackendError as exc:
+            if not resuming and self.resumed_from == 0:
+                shutil.rmtree(self.folder.path)  # our own folder, still empty: leave nothing behind
+            fail(str(exc))
+        except RunFolderWriteError as exc:  # a full disk: every batch written before is kept
+            fail(f"{exc}; {self.hint}", 1)
+        except FaultStop as stop:
+            self.fault = stop.detail
+        except KeyboardInterrupt:  # a second Ctrl-C while the first one was being handled
+            self.interrupted = True
+        except RunnerTerminated:  # a second SIGTERM, likewise
+            self.interrupted = self.terminated = True
+        if self.outcome is None:
+            written = self.folder.completed_games
+            seconds = time.perf_counter() - began
+            self.outcome = RunOutcome(
+                self.total, written, written - self.resumed_from, seconds, watch.faults, interrupted=True
+            )
+        self.interrupted = self.interrupted or (self.outcome.interrupted and self.outcome.error is None)
+        self.terminated = self.terminated or self.outcome.terminated
+
+    def finish(self) -> None:
+        """Reports, run.json and errors.log; the ranking and the fault warnings; the exit status.
+        Ctrl-C or SIGTERM here stops as during play; a full disk is one line."""
+        outcome = self.outcome
+        assert outcome is not None
+        try:
+            stats = self._write_reports(outcome)
+            if self.fault is None:
+                if self.folder.completed_games < self.total:
+                    # A stopped run's ranking covers a prefix of the interleaved schedule: say how much.
+                    click.echo(run_partial_text(self.spec, self.folder.completed_games))
+                click.echo(results_text(stats), nl=False)
+                click.echo(
+                    f"\n{outcome.games_written:,} games in {self.folder.path}/ ({outcome.games_played:,} "
+                    f"played in {outcome.seconds:.1f} s, {outcome.games_per_second:,.0f} games/s); "
+                    f"{stats.error_count:,} faults in errors.csv"
+                )
+                for block in self._warnings(stats):
+                    click.echo(block, err=True)
+        except KeyboardInterrupt:
+            self.interrupted = True
+        if self.fault is not None:
+            for line in full_traceback(self.fault):
+                click.echo(line, err=True)
+            d = self.fault
+            fail(
+                f"--fail-fast: {d.player} faulted in game {d.game:,} (seat {d.seat}): {d.status}: "
+                f"{d.reason}; {self.hint}",
+                1,
+            )
+        if outcome.error is not None:
+            fail(f"{outcome.error}; {self.hint}", 1)
+        if self.interrupted:
+            terminated = self.terminated or self.stop.terminated
+            click.echo(f"{'terminated' if terminated else 'interrupted'}: {self.hint}", err=True)
+            raise SystemExit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
+
+    def _write_reports(self, outcome: RunOutcome) -> RunStats:
+        path = self.folder.path
+        try:
+            stats = write_reports(
+                path,
+                [r.name for r in self.spec.rulesets],
+                tested=self.spec.labels[0] if self.spec.format == "gauntlet" else None,
+            )
+            self.groups = fault_groups(read_journal(path))
+            write_errors_log(path / "errors.log", self.groups, game_describer(self.spec, self.schedule))
+            self.folder.write_json(
+                "run.json",
+                run_info(
+                    self.spec,
+                    outcome,
+                    workers=self.workers if self.scheduler is None else None,
+                    backend=self.backend,
+                    scheduler=self.scheduler,
+                    started=self.started,
+                    resumed_from=self.resumed_from,
+                ),
+            )
+        except ReportError as exc:
+            fail(str(exc), 1)
+        except OSError as exc:
+            where = exc.filename or path
+            fail(f"cannot write {where}: {exc.strerror or exc}; {self.hint}", 1)
+        return stats
+
+    def _warnings(self, stats: RunStats) -> list[str]:
+        """A warning block for every player that faulted in any game of the run."""
+        if not stats.error_count:
+            return []
+        path = self.folder.path
+        counts = fault_counts(path / "errors.csv")
+        games = stats.summary.groupby("player")["games"].sum()
+        describe = game_describer(self.spec, self.schedule)
+        blocks = []
+        for player in self.spec.labels:
+            if player not in counts:
+                continue
+            first = first_fault_of(self.groups, player)
+            blocks.append(
+                warning_block(
+                    player,
+                    counts[player],
+                    int(games.get(player, 0)),
+                    first,
+                    describe(first.first_game, first.first_seat) if first is not None else "",
+                    f"all faults: {path / 'errors.csv'}, tracebacks: {path / 'errors.log'}",
+                )
+            )
+        return blocks

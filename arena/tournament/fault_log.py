@@ -236,7 +236,10 @@ def game_describer(spec: TournamentSpec, schedule: Schedule) -> Callable[[int, i
     from arena.engine import DEFAULT_MAX_ROUNDS, PRESETS
 
     def describe(game: int, seat: int) -> str:
-        slot = schedule.slot(game)
+        try:
+            slot = schedule.slot(game)
+        except IndexError:  # a hand-edited journal
+            return ""
         ruleset = spec.rulesets[slot.ruleset]
         seated = [spec.players[i] for i in slot.seats]
         text = (
@@ -308,8 +311,10 @@ class FaultWatch:
     def __init__(self, fail_fast: bool = False, collector: FaultCollector | None = None) -> None:
         self.fail_fast = fail_fast
         self.collector = collector
+        self.faults = 0  # in the batches seen
 
     def __call__(self, result: Any) -> None:
+        self.faults += len(result.fault_details)
         if self.collector is not None:
             self.collector.add(result.fault_details)
         if self.fail_fast and result.fault_details:

@@ -1,0 +1,73 @@
+"""Stopping a long command: Ctrl-C, SIGTERM and a file-size limit in the main process.
+
+SIGTERM (``kill``, a container or job scheduler stopping arena) is turned into the same clean
+stop as Ctrl-C: a :class:`Terminated`, which is a ``KeyboardInterrupt``, so every place that
+stops cleanly on Ctrl-C stops cleanly on SIGTERM too; the command then exits with 143 instead of
+130 (128 + the signal's number, as a shell reports it).  Processes forked while this is in force
+get SIGTERM's default back, so the worker pool's terminate() ends them quietly.
+
+SIGXFSZ is ignored, so a write past a file-size limit (``ulimit -f``) fails with an OSError
+(EFBIG) that arena reports in one line, instead of killing the process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+EXIT_INTERRUPTED = 128 + signal.SIGINT  # 130
+EXIT_TERMINATED = 128 + signal.SIGTERM  # 143
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: stop as on Ctrl-C."""
+
+
+@dataclass
+class StopState:
+    terminated: bool = False  # SIGTERM, not Ctrl-C
+
+    @property
+    def exit_status(self) -> int:
+        return EXIT_TERMINATED if self.terminated else EXIT_INTERRUPTED
+
+
+def _on_term(state: StopState) -> signal.Handlers | object:
+    def handler(signum: int, frame: object) -> None:
+        state.terminated = True
+        raise Terminated
+
+    handler.arena_stop_handler = True  # type: ignore[attr-defined]
+    return handler
+
+
+@contextlib.contextmanager
+def stop_signals() -> Iterator[StopState]:
+    """SIGTERM raises :class:`Terminated` and SIGXFSZ is ignored while the block runs (in the
+    main thread; elsewhere nothing changes).  The state says which signal stopped the block."""
+    state = StopState()
+    if threading.current_thread() is not threading.main_thread():
+        yield state
+        return
+    previous_term = signal.signal(signal.SIGTERM, _on_term(state))  # type: ignore[arg-type]
+    previous_xfsz = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    try:
+        yield state
+    finally:
+        signal.signal(signal.SIGTERM, previous_term)
+        signal.signal(signal.SIGXFSZ, previous_xfsz)
+
+
+def _defaults_in_child() -> None:
+    # A forked worker must not turn the pool's SIGTERM into an exception (and a traceback).
+    if getattr(signal.getsignal(signal.SIGTERM), "arena_stop_handler", False):
+        with contextlib.suppress(ValueError, OSError):  # not forked from the main thread
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+
+
+os.register_at_fork(after_in_child=_defaults_in_child)
