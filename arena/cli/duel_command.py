@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+from typing import NoReturn
 
 import click
 
@@ -12,7 +13,9 @@ from arena.analysis.stats import elo_from_score
 from arena.cli.output import echo_json, fail
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
 from arena.players import StrategyError, load_player_spec
+from arena.tournament.batch import FaultDetail
 from arena.tournament.duel import DuelOutcome, Sprt, SprtError, run_duel
+from arena.tournament.fault_log import FaultCollector, FaultStop, FaultWatch, full_traceback, warning_block
 from arena.tournament.runner import BatchFailed
 from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT
 
@@ -53,6 +56,9 @@ def signed(value: float) -> str:
 @click.option(
     "--progress/--no-progress", default=None, help="Progress bar on stderr. [default: on a terminal]"
 )
+@click.option(
+    "--fail-fast", is_flag=True, help="Stop at the first game a strategy breaks and show its full traceback."
+)
 def duel_command(
     player_a: str,
     player_b: str,
@@ -65,12 +71,14 @@ def duel_command(
     move_timeout: float,
     as_json: bool,
     progress: bool | None,
+    fail_fast: bool,
 ) -> None:
     """Play A against B in game pairs (both seat orders of each deal, same dice) and say which is
     stronger, by how much, and how sure that is."""
     rules = resolve_rules(rules_name)
     try:
-        a, b = load_player_spec(player_a), load_player_spec(player_b)
+        a = load_player_spec(player_a, timeout=move_timeout)
+        b = load_player_spec(player_b, timeout=move_timeout)
         sprt = Sprt.parse(sprt_text) if sprt_text is not None else None
     except (StrategyError, SprtError) as exc:
         fail(str(exc))
@@ -79,6 +87,7 @@ def duel_command(
         fail(f"{'--max-games' if sprt else '--games'} must be at least 2 (one pair), got {limit}")
     if workers is not None and workers < 1:
         fail(f"--workers must be at least 1, got {workers}")
+    collector = FaultCollector()
     try:
         outcome = run_duel(
             rules,
@@ -90,13 +99,37 @@ def duel_command(
             workers=workers or os.cpu_count() or 1,
             move_timeout=move_timeout,
             progress=progress,
+            on_batch=FaultWatch(fail_fast, collector),
         )
     except BatchFailed as exc:
         fail(str(exc), 1)
+    except FaultStop as stop:
+        fail_at_fault(stop.detail)
     if as_json:
         echo_json(duel_json(outcome, rules.name))
     else:
         click.echo(duel_text(outcome, rules.name))
+    for block in duel_warnings(collector, outcome.tally.games):
+        click.echo(block, err=True)
+
+
+def fail_at_fault(detail: FaultDetail) -> NoReturn:
+    """``--fail-fast``: the fault's full traceback, one line, exit status 1."""
+    for line in full_traceback(detail):
+        click.echo(line, err=True)
+    fail(
+        f"--fail-fast: {detail.player} faulted in game {detail.game:,} (seat {detail.seat}): "
+        f"{detail.status}: {detail.reason}",
+        1,
+    )
+
+
+def duel_warnings(collector: FaultCollector, games: int) -> list[str]:
+    """A warning block for each player that faulted: both play every game of a duel."""
+    return [
+        warning_block(player, counts, games, collector.first_of(player))
+        for player, counts in collector.counts.items()
+    ]
 
 
 def duel_json(o: DuelOutcome, rules: str) -> dict:

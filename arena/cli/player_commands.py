@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import secrets
+import traceback
 
 import click
 
 from arena.cli.output import echo_json, fail
 from arena.cli.render import GameNarrator
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
-from arena.players import PlayerFault, StrategyError, available_strategies, load_player_spec, play_match
+from arena.players import (
+    Player,
+    PlayerFault,
+    StrategyError,
+    available_strategies,
+    load_player_spec,
+    play_match,
+)
 from arena.players.human import HumanPlayer
+from arena.players.loading import described
 from arena.players.solver import solve_turn
+from arena.tournament.fault_log import strategy_frames
 
 PLAYER_HELP = (
     "A strategy: a built-in name with optional parameters (threshold:bank_at=400,min_dice=3), "
@@ -69,7 +79,12 @@ def solve_command(rules_name: str, as_json: bool) -> None:
 @click.option("-p", "--player", "players", multiple=True, metavar="SPEC", help=PLAYER_HELP)
 @click.option("--seed", type=int, default=None, help="Seed of the dice (default: a random one, printed).")
 @click.option("--human", is_flag=True, help="Take the first seat yourself, at the terminal.")
-def play_command(rules_name: str, players: tuple[str, ...], seed: int | None, human: bool) -> None:
+@click.option(
+    "--fail-fast", is_flag=True, help="On a strategy's fault, show the full traceback (arena's frames too)."
+)
+def play_command(
+    rules_name: str, players: tuple[str, ...], seed: int | None, human: bool, fail_fast: bool
+) -> None:
     """Play one game and show it turn by turn."""
     rules = resolve_rules(rules_name)
     if not players and not human:
@@ -78,7 +93,7 @@ def play_command(rules_name: str, players: tuple[str, ...], seed: int | None, hu
         specs = [load_player_spec(text) for text in players]
     except StrategyError as exc:
         fail(str(exc))
-    seated = (
+    seated: list[Player] = (
         [
             HumanPlayer(
                 ask=lambda prompt: click.prompt(prompt, prompt_suffix="", default="", show_default=False)
@@ -87,8 +102,15 @@ def play_command(rules_name: str, players: tuple[str, ...], seed: int | None, hu
         if human
         else []
     )
-    seated += [spec.create() for spec in specs]
     names = unique_names((["you"] if human else []) + [spec.label for spec in specs])
+    for spec in specs:
+        try:
+            seated.append(spec.create())
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # it built when loaded; a constructor may still fail now
+            _show_traceback(exc, fail_fast)
+            fail(f"{names[len(seated)]} (seat {len(seated)}) could not be created: {described(exc)}", 1)
     if seed is None:
         seed = secrets.randbelow(1_000_000)
     click.echo(f"{rules.name}: {rules.description}")
@@ -102,7 +124,15 @@ def play_command(rules_name: str, players: tuple[str, ...], seed: int | None, hu
     except PlayerFault as fault:
         if isinstance(fault.__cause__, (click.Abort, EOFError)):
             fail("game abandoned at the prompt", 1)
+        if fault.__cause__ is not None:
+            _show_traceback(fault.__cause__, fail_fast)
         fail(f"{names[fault.seat]} (seat {fault.seat}) lost the game: {fault.status}: {fault.reason}", 1)
+
+
+def _show_traceback(exc: BaseException, full: bool) -> None:
+    """A strategy's traceback on stderr: its own frames, or all of them with ``full``."""
+    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    click.echo((text if full else strategy_frames(text)).rstrip("\n"), err=True)
 
 
 def unique_names(raw: list[str]) -> list[str]:

@@ -8,6 +8,7 @@ pair, so where a duel stops depends only on its seed, never on workers or batch 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tqdm import tqdm
@@ -16,6 +17,7 @@ from arena.analysis.pairs import PairTally
 from arena.analysis.stats import sprt_bounds
 from arena.engine import Ruleset
 from arena.players import PlayerSpec
+from arena.tournament.batch import BatchResult
 from arena.tournament.runner import batch_ranges, batch_results
 from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
 
@@ -85,8 +87,10 @@ def run_duel(
     workers: int = 1,
     move_timeout: float | None = DEFAULT_MOVE_TIMEOUT,
     progress: bool | None = None,
+    on_batch: Callable[[BatchResult], None] | None = None,
 ) -> DuelOutcome:
-    """Play up to ``games`` games of A against B in pairs; stop early when ``sprt`` decides."""
+    """Play up to ``games`` games of A against B in pairs; stop early when ``sprt`` decides.
+    ``on_batch`` sees each batch's result as it arrives (its faults, for example)."""
     spec = TournamentSpec(
         (rules,), (a, b), format="gauntlet", games=games, seed=seed, move_timeout=move_timeout
     )
@@ -107,6 +111,8 @@ def run_duel(
     try:
         with batch_results(spec, tasks, workers) as results:
             for result in results:
+                if on_batch is not None:
+                    on_batch(result)
                 faults += result.faults
                 for first, second in zip(result.shares[::2], result.shares[1::2], strict=True):
                     # Game 2d seats A first, game 2d+1 seats B first.
