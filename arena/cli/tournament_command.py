@@ -36,13 +36,8 @@ from arena.tournament.fault_log import (
     warning_block,
     write_errors_log,
 )
-from arena.tournament.run_folder import (
-    RunFolder,
-    RunFolderError,
-    RunFolderWriteError,
-    load_saved_run,
-    read_journal,
-)
+from arena.tournament.games_check import read_journal
+from arena.tournament.run_folder import RunFolder, RunFolderError, RunFolderWriteError, load_saved_run
 from arena.tournament.run_info import now_text, run_info, run_partial_text
 from arena.tournament.runner import BACKENDS, RunOutcome
 from arena.tournament.runner import Terminated as RunnerTerminated
