@@ -13,6 +13,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -206,24 +207,22 @@ def edit_score(lines: list[bytes]) -> list[bytes]:
         (nul_run, True, "games.csv line 22: NUL bytes where a row should be; games from 9 on"),
         (past_the_end, True, "games.csv line 38: game 18 is past the end of the run (18 games); cut"),
         (edit_score, True, "games.csv lines 8 to 13 (games 3 to 5) differ from what was written"),
-        (
-            delete_row,
-            False,
-            "games.csv line 16: game 7, seat 1 where game 7, seat 0 belongs; games from 7 on",
-        ),
+        (None, True, "games.idx line 3 is not a journal line arena wrote; games from 6 on"),
+        (delete_row, False, "games.csv line 16: game 7, seat 1 where game 7, seat 0 belongs; games from 7"),
         (past_the_end, False, "games.csv line 38: game 18 is past the end of the run (18 games); cut"),
     ],
 )
 def test_resume_repairs_damage_anywhere_in_games_csv(
-    whole: Path,
-    tmp_path: Path,
-    damage,
-    journal: bool,
-    note: str,  # type: ignore[no-untyped-def]
+    whole: Path, tmp_path: Path, damage: Callable[[list[bytes]], list[bytes]] | None, journal: bool, note: str
 ) -> None:
     folder = tmp_path / "run"
     shutil.copytree(whole, folder)
-    (folder / "games.csv").write_bytes(b"".join(damage(rows(whole))))
+    if damage is None:  # the journal itself is damaged
+        journal_lines = (folder / "games.idx").read_bytes().splitlines(keepends=True)
+        journal_lines[2] = journal_lines[2].replace(b'"start":6', b'"start":5')
+        (folder / "games.idx").write_bytes(b"".join(journal_lines))
+    else:
+        (folder / "games.csv").write_bytes(b"".join(damage(rows(whole))))
     if not journal:  # a folder written before games.idx existed is checked row by row
         (folder / "games.idx").unlink()
     code, _, err = run("tournament", "--resume", str(folder), "--no-progress")

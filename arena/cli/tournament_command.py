@@ -190,7 +190,6 @@ def tournament_command(
             click.echo("interrupted before any game was played", err=True)
             raise SystemExit(stop.exit_status) from None
         run = _Run(spec, schedule, folder, stop, backend, scheduler, workers)
-        run.announce()
         run.play(batch_size, progress, fail_fast, resume is not None)
         run.finish()
 
@@ -300,6 +299,7 @@ class _Run:
         began = time.perf_counter()
         watch = FaultWatch(fail_fast)
         try:
+            self.announce()
             self.outcome = run_tournament(
                 self.spec,
                 self.folder,

@@ -148,7 +148,7 @@ class _Verifier:
         games.seek(found.end)
         note = None
         with open(self.index_path, "rb") as index:
-            for raw in index:
+            for number, raw in enumerate(index, 1):
                 entry = journal_entry(raw)
                 if (
                     entry is None
@@ -156,7 +156,11 @@ class _Verifier:
                     or not found.games < entry["stop"] <= self.total
                     or entry["end"] <= found.end
                 ):
-                    break  # a torn or damaged journal line: what follows is unconfirmed
+                    # What follows is unconfirmed.  A torn last line is what a kill leaves; a
+                    # whole line that makes no sense was damaged.
+                    if raw.endswith(b"\n"):
+                        note = f"games.idx line {number:,} is not a journal line arena wrote"
+                    break
                 if entry["end"] > size:
                     break  # the batch was cut short
                 hasher = hashlib.blake2b(digest_size=16)
