@@ -75,14 +75,13 @@ def run(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-def arena(*args: str, env: dict[str, str] | None = None, **options) -> subprocess.Popen:  # type: ignore[no-untyped-def]
+def arena(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [*ARENA, *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, **(env or {})},
-        **options,
     )
 
 
@@ -288,6 +287,7 @@ def test_the_folder_appears_with_its_spec_and_header(tmp_path: Path, bots: Path)
         deadline = time.monotonic() + 30
         while not out.exists():  # the first moment the folder is there at all
             assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.0005)
         assert json.loads((out / "spec.json").read_text())["games"] == 6
         assert (out / "games.csv").read_bytes()[: len(HEADER)] == HEADER.encode()
         assert (out / "games.idx").exists()
@@ -297,7 +297,7 @@ def test_the_folder_appears_with_its_spec_and_header(tmp_path: Path, bots: Path)
 
 
 # --- SIGTERM, Ctrl-C and a full disk --------------------------------------------------------------
-def wait_for_batches(folder: Path, n: int, proc: subprocess.Popen) -> None:  # type: ignore[type-arg]
+def wait_for_batches(folder: Path, n: int, proc: subprocess.Popen[str]) -> None:
     deadline = time.monotonic() + 30
     while True:
         index = folder / "games.idx"
