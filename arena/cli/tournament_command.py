@@ -325,8 +325,17 @@ class _Run:
         if self.outcome is None:
             written = self.folder.completed_games
             seconds = time.perf_counter() - began
+            d = self.fault
+            error = f"--fail-fast: {d.player} faulted in game {d.game:,}" if d is not None else None
             self.outcome = RunOutcome(
-                self.total, written, written - self.resumed_from, seconds, watch.faults, interrupted=True
+                self.total,
+                written,
+                written - self.resumed_from,
+                seconds,
+                watch.faults,
+                interrupted=True,
+                error=error,
+                terminated=self.terminated,
             )
         self.interrupted = self.interrupted or (self.outcome.interrupted and self.outcome.error is None)
         self.terminated = self.terminated or self.outcome.terminated

@@ -6,7 +6,8 @@ is kept; anything after the last matching batch is cut and played again: a torn 
 written but not yet journaled, and damage of any kind (a deleted or edited row, NUL bytes,
 rows past the end of the run).  Replaying gives the same bytes as a run that was never
 interrupted.  A folder written before the journal existed is checked row by row instead
-(ruleset, game number, deal and seat in order, thirteen fields, a known status) and gets a
+(game and seat in order, each with its ruleset, deal, seed and player from the schedule,
+thirteen fields, a known status) and gets a
 journal.  Both stream the file, so memory stays flat whatever its size.
 """
 
@@ -105,7 +106,6 @@ class _Verifier:
         self.schedule = schedule
         self.rows_per_game = rows_per_game
         self.total = len(schedule)
-        self._rulesets = [r.name for r in schedule.spec.rulesets]
 
     def run(self) -> Verified:
         header = HEADER.encode()
@@ -198,7 +198,7 @@ class _Verifier:
         and journaling it leaves whole rows there, and a kill mid-write a torn last line: these
         are normal and get no note (they are played again all the same)."""
         games.seek(found.end)
-        checker = _RowChecker(self.schedule, self._rulesets, self.rows_per_game, found.games)
+        checker = _RowChecker(self.schedule, self.rows_per_game, found.games)
         for number, line in enumerate(_lines(games, stop - found.end), line_number + 1):
             if not line.endswith(b"\n"):
                 return None if quiet_tail else f"games.csv line {number:,}: a row cut short"
@@ -227,7 +227,7 @@ class _Verifier:
         one; return them and the checksum of their bytes (for a new journal)."""
         start = len(HEADER.encode())
         games.seek(start)
-        checker = _RowChecker(self.schedule, self._rulesets, self.rows_per_game, 0)
+        checker = _RowChecker(self.schedule, self.rows_per_game, 0)
         found = Verified(0, start)
         note = None
         game_bytes = 0  # of the game being read
@@ -256,31 +256,33 @@ class _Verifier:
 
 class _RowChecker:
     """Checks rows one by one against the schedule: each must be the next row of the next game,
-    in its ruleset and deal, with thirteen fields and a known status.  A plain row is checked
-    as bytes (about 1 us); anything else is parsed as CSV to check its numbers too, and to say
-    what is wrong."""
+    with that game's ruleset, deal, seed, seat and player, thirteen fields and a known status.
+    A row with no quoted field is checked as bytes (about 1 us); anything else is parsed as CSV
+    to check its numbers too, and to say what is wrong."""
 
-    def __init__(self, schedule: Schedule, rulesets: list[str], rows_per_game: int, first_game: int) -> None:
+    def __init__(self, schedule: Schedule, rows_per_game: int, first_game: int) -> None:
         self.schedule = schedule
-        self.rulesets = rulesets
-        self._ruleset_fields = [csv_field(name).encode() for name in rulesets]
+        spec = schedule.spec
+        self._rulesets = [r.name for r in spec.rulesets]
+        self._labels = list(spec.labels)
+        self._ruleset_fields = [csv_field(name).encode() for name in self._rulesets]
+        self._player_fields = [csv_field(label).encode() for label in self._labels]
         self.rows_per_game = rows_per_game
         self.total = len(schedule)
-        self._seats = [str(seat).encode() for seat in range(rows_per_game)]
         self.seat = 0
         self._start_game(first_game)
 
     def _start_game(self, game: int) -> None:
         self.game = game
-        self._expected: bytes | None = None  # the row's start: ruleset, game, deal
-        if game < self.total:
-            ruleset, deal = self._where(game)
-            self._expected = b"%s,%d,%d," % (self._ruleset_fields[ruleset], game, deal)
-
-    def _where(self, game: int) -> tuple[int, int]:
-        s = self.schedule
-        ruleset, rest = divmod(game, s.games_per_ruleset)
-        return ruleset, (rest % s.games_per_table) // s.orders
+        self._slot = self.schedule.slot(game) if game < self.total else None
+        # Each seat's row starts with these bytes: ruleset, game, deal, seed, seat, player.
+        self._prefixes: list[bytes] = []
+        if self._slot is not None:
+            s = self._slot
+            head = b"%s,%d,%d,%d," % (self._ruleset_fields[s.ruleset], game, s.deal, s.seed)
+            self._prefixes = [
+                b"%s%d,%s," % (head, seat, self._player_fields[player]) for seat, player in enumerate(s.seats)
+            ]
 
     def check(self, line: bytes) -> str | None:
         """What is wrong with ``line`` (ending in a newline) as the next row, or None."""
@@ -295,15 +297,10 @@ class _RowChecker:
         return None
 
     def _plain_row_fits(self, line: bytes) -> bool:
-        """The fast check of a row with no quoted field: its ruleset, game, deal and seat, its
-        field count and its status.  False means "look closer"."""
-        prefix = self._expected
-        if prefix is None or b'"' in line or b"\x00" in line or line.count(b",") != 12:
+        """The fast check of a row with no quoted field; False means "look closer"."""
+        if not self._prefixes or b'"' in line or b"\x00" in line or line.count(b",") != 12:
             return False
-        if not line.startswith(prefix):
-            return False
-        seat = line[len(prefix) :].split(b",", 2)[1]
-        return seat == self._seats[self.seat] and line.rsplit(b",", 2)[1] in _STATUS_BYTES
+        return line.startswith(self._prefixes[self.seat]) and line.rsplit(b",", 2)[1] in _STATUS_BYTES
 
     def _problem(self, line: bytes) -> str | None:
         """What is wrong with ``line`` as the next row, in words; None if nothing is."""
@@ -320,17 +317,21 @@ class _RowChecker:
         if not row["game"].isdigit() or not row["seat"].isdigit():
             return f"game {row['game']!r}, seat {row['seat']!r} are not numbers"
         game, seat = int(row["game"]), int(row["seat"])
-        if game >= self.total or self.game >= self.total:
+        if game >= self.total or self._slot is None:
             return f"game {game:,} is past the end of the run ({self.total:,} games)"
         if (game, seat) != (self.game, self.seat):
             return f"game {game:,}, seat {seat} where game {self.game:,}, seat {self.seat} belongs"
-        ruleset, deal = self._where(game)
-        if row["ruleset"] != self.rulesets[ruleset] or row["deal"] != str(deal):
-            return (
-                f"ruleset {row['ruleset']!r}, deal {row['deal']} where game {game:,} is "
-                f"ruleset {self.rulesets[ruleset]!r}, deal {deal}"
-            )
-        numbers = (row["seed"], row["score"], row["rank"], row["turns"], row["farkles"])
+        s = self._slot
+        expected = {
+            "ruleset": self._rulesets[s.ruleset],
+            "deal": str(s.deal),
+            "seed": str(s.seed),
+            "player": self._labels[s.seats[seat]],
+        }
+        for column, value in expected.items():
+            if row[column] != value:
+                return f"{column} {row[column]!r} where game {game:,}, seat {seat} has {value!r}"
+        numbers = (row["score"], row["rank"], row["turns"], row["farkles"])
         if not all(n.lstrip("-").isdigit() for n in numbers) or not _is_share(row["win"]):
             return "a number column that is not a number"
         if row["status"] not in STATUSES:
