@@ -447,10 +447,12 @@ def test_fail_fast_stops_at_the_first_fault_and_resume_finishes_the_run(tmp_path
     code, stdout, err = run("tournament", "--out", str(out), *crash_args(bots), "--fail-fast")
     assert code == 1 and stdout == ""
     assert "Traceback (most recent call last):" in err and "arena/players/match.py" in err
+    first = int((whole / "errors.csv").read_text().splitlines()[1].split(",")[1])  # the first fault
+    kept = min(10, (first // 4 + 1) * 4)  # its batch (of four games) is kept, nothing after it
     last = err.strip().splitlines()[-1]
-    assert last.startswith("arena: error: --fail-fast: crasher faulted in game ") and "RuntimeError" in last
-    assert "4 of 10 games kept" in last  # the first batch held a fault: it is kept, nothing after
-    assert (out / "games.csv").read_bytes().count(b"\n") == 1 + 2 * 4
+    assert last.startswith(f"arena: error: --fail-fast: crasher faulted in game {first} (seat ")
+    assert "RuntimeError" in last and f"; {kept} of 10 games kept; continue with" in last
+    assert (out / "games.csv").read_bytes().count(b"\n") == 1 + 2 * kept
     assert json.loads((out / "run.json").read_text())["stopped_by"].startswith("--fail-fast: crasher faulted")
     code, _, err = run("tournament", "--resume", str(out), "--no-progress")
     assert code == 0, err
