@@ -1,56 +1,349 @@
-"""Play one game between Player objects, calling their hooks and naming the seat at fault.
+"""Play one game between Player objects; every call into a strategy goes through a guard.
 
-The engine raises :class:`~arena.engine.IllegalAction` for an illegal decision; here every
-failure is attributed to the seat that caused it, as a :class:`PlayerFault` with a status
-(``error``: the strategy raised; ``illegal``: it returned an illegal action) and a one-line
-reason, so a tournament can record it and go on.
+Everything arena reads from a strategy goes through :class:`Guard`: the constructor, the
+``name`` and the hook lookups, ``start_game``, each ``decide`` together with what arena does
+with the returned action (it is turned into plain ``int`` dice and a real ``bool`` inside the
+timed call, so an action object whose methods loop or raise is the strategy's fault),
+``end_game``, and the text and traceback of whatever the strategy raised.  Each call is timed
+against the move timeout, and every failure is attributed to its seat as a
+:class:`PlayerFault` with a status (``error``: the strategy raised; ``illegal``: it returned an
+illegal action; ``timeout``: it ran past the move timeout) and a one-line reason of at most
+:data:`REASON_LIMIT` characters, so a tournament can record it and go on.
+
+Supervision from outside.  Each guarded call is numbered, and its number is written to a
+*board* (a few integers in shared memory) when it starts and when it ends: two integer stores
+per call, no system call.  A supervising process (:mod:`arena.tournament.supervisor`) reads
+the board, so it can kill a process whose call overran the deadline by more than a grace
+period, or that died inside a call, and then re-play the chunk in a fresh process with the
+instruction "call k is a timeout / an error" (:attr:`Guard.injected`): the call is not made,
+the same fault is recorded as if the in-process timeout had fired, and play goes on.
 """
 
 from __future__ import annotations
 
-import time
+import copy
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from time import perf_counter
 from typing import Any
 
-from arena.engine import DEFAULT_MAX_ROUNDS, Game, GameResult, IllegalAction, Ruleset, derive_seed
+from arena.engine import DEFAULT_MAX_ROUNDS, Action, Game, GameResult, IllegalAction, Ruleset, derive_seed
+from arena.engine.dice import MAX_DICE
 from arena.engine.events import Event
 from arena.players.protocol import GameInfo, Player
-from arena.players.timeout import MoveClock, MoveTimeout, move_clock
+from arena.players.timeout import MoveTimeout, move_clock
 
 #: In a worker process, which ignores Ctrl-C, a KeyboardInterrupt can only come from a strategy,
 #: so there it is the strategy's fault; in the main process it is the user's Ctrl-C.  Workers set
-#: this (see arena.tournament.runner).
+#: this (see arena.tournament.supervisor).
 strategy_interrupts_are_faults = False
 
 #: Mixed into strategy seeds so that a strategy's random stream never equals a dice stream.
 STRATEGY_SEED_SALT = 0x5354524154454759  # "STRATEGY"
 
+#: Fault reasons are cut to this many characters (a 2 MB exception message or a keep of 200,000
+#: dice must not bloat games.csv).
+REASON_LIMIT = 300
+#: A fault's traceback (for debugging, not for games.csv) is cut to this many characters.
+TRACEBACK_LIMIT = 20_000
+#: Stands for the text of an exception whose ``__str__`` fails.
+TEXT_UNAVAILABLE = "<exception text unavailable>"
+
+#: Board slots: the phase (2k+1 while call k runs, 2k+2 once it has returned) and the game.
+PHASE = 0
+GAME = 1
+BOARD_SLOTS = 2
+
+#: What a guarded call is, for the fault reasons: a decision, a hook, or setting a player up.
+DECIDE = "decide"
+CREATE = "create"
+PREPARE = "prepare"  # reading the name and looking up the hooks
+START_GAME = "start_game"
+END_GAME = "end_game"
+
 
 class PlayerFault(Exception):
     """A player broke the game: it raised (``error``), returned an illegal action (``illegal``)
-    or ran past the move timeout (``timeout``).  ``game`` is the game as it stood."""
+    or ran past the move timeout (``timeout``).  ``game`` is the game as it stood.  The reason is
+    cut to :data:`REASON_LIMIT` characters."""
 
-    def __init__(self, seat: int, status: str, reason: str, game: Game | None = None) -> None:
+    def __init__(
+        self, seat: int, status: str, reason: str, game: Game | None = None, traceback_text: str = ""
+    ) -> None:
+        reason = shorten(reason)
         super().__init__(f"seat {seat}: {status}: {reason}")
         self.seat = seat
         self.status = status
         self.reason = reason
         self.game = game
+        self._traceback = traceback_text
 
     @property
     def traceback_text(self) -> str:
-        """The full traceback of what the strategy raised (its ``__cause__``), or "" if the
-        fault was not an exception (an illegal action, a timeout)."""
-        cause = self.__cause__
-        if cause is None:
-            return ""
-        return "".join(traceback.format_exception(type(cause), cause, cause.__traceback__))
+        """The full traceback of what the strategy raised, or "" if the fault was not an
+        exception (an illegal action, a timeout, a process that died)."""
+        if self._traceback or self.__cause__ is None:
+            return self._traceback
+        return format_traceback(self.__cause__)
+
+
+def shorten(text: str, limit: int = REASON_LIMIT) -> str:
+    """``text`` cut to ``limit`` characters, the last one an ellipsis where it was cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+    """``Type: message`` on one line and at most :data:`REASON_LIMIT` characters.  Never raises
+    (an exception whose ``__str__`` fails gives :data:`TEXT_UNAVAILABLE`), except that a
+    :class:`MoveTimeout` passes through, so a ``__str__`` that runs forever can be stopped."""
+    try:
+        name = type(exc).__name__
+        if type(name) is not str:
+            name = "exception"
+    except MoveTimeout:
+        raise
+    except BaseException:
+        name = "exception"
+    try:
+        text = str(exc)
+    except MoveTimeout:
+        raise
+    except BaseException:
+        text = TEXT_UNAVAILABLE
+    # Cut before splitting: a 2 MB message costs no more than a short one.
+    text = " ".join(text[: 2 * REASON_LIMIT].split())
+    return shorten(f"{name}: {text}" if text else name)
+
+
+def format_traceback(exc: BaseException) -> str:
+    """The traceback of ``exc`` as text, cut to :data:`TRACEBACK_LIMIT` characters (its head and
+    its last lines); a placeholder if formatting it fails."""
+    try:
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+    except MoveTimeout:
+        raise
+    except BaseException:
+        return f"{TEXT_UNAVAILABLE} (the traceback could not be formatted)\n"
+    if len(text) <= TRACEBACK_LIMIT:
+        return text
+    tail = TRACEBACK_LIMIT // 5
+    left_out = len(text) - TRACEBACK_LIMIT
+    return f"{text[: TRACEBACK_LIMIT - tail]}\n… ({left_out:,} characters left out) …\n{text[-tail:]}"
+
+
+def safe_repr(obj: object, limit: int = 100) -> str:
+    """``repr(obj)``, cut to ``limit`` characters; a placeholder if it raises."""
+    try:
+        text = repr(obj)
+        if type(text) is not str:
+            raise TypeError
+    except MoveTimeout:
+        raise
+    except BaseException:
+        return f"<{type(obj).__name__} object whose repr() fails>"
+    return shorten(" ".join(text[: 2 * limit].split()), limit)
+
+
+def timeout_reason(kind: str, limit: float | None) -> str:
+    """The reason recorded when a call of ``kind`` ran past ``limit`` seconds."""
+    if kind == DECIDE:
+        return f"no decision within {limit:g} s"
+    if kind == CREATE:
+        return f"creating the player took longer than {limit:g} s"
+    if kind == PREPARE:
+        return f"reading the player's name and hooks took longer than {limit:g} s"
+    return f"{kind} took longer than {limit:g} s"
+
+
+def error_reason(kind: str, text: str) -> str:
+    """The reason recorded when a call of ``kind`` failed with ``text``."""
+    if kind == DECIDE:
+        return text
+    if kind == CREATE:
+        return f"creating the player failed: {text}"
+    if kind == PREPARE:
+        return f"reading the player's name and hooks failed: {text}"
+    return f"{kind}: {text}"
+
+
+class _NoArgument:
+    """Marks a guarded call that takes no argument (a constructor)."""
+
+
+NO_ARGUMENT = _NoArgument()
+
+
+class Guard:
+    """Makes every call into a strategy: timed, numbered on the board, and any failure a fault.
+
+    ``limit``: the move timeout in seconds (None: untimed).  ``board``: the shared integers a
+    supervisor reads (see the module docstring); a private one if None.  ``injected``: call
+    number -> (status, text) for calls a supervisor found fatal in an earlier attempt at the
+    same games: such a call is not made; it is recorded as that fault (``timeout``; or ``error``
+    with ``text`` as the failure).  Calls are numbered from 0 in the order they are made.
+    """
+
+    def __init__(
+        self,
+        limit: float | None = None,
+        board: memoryview | None = None,
+        injected: Mapping[int, tuple[str, str]] | None = None,
+    ) -> None:
+        self.limit = limit
+        self.clock = move_clock() if limit is not None else None
+        if self.clock is not None:
+            self.clock.arm(limit)
+        self.board = board if board is not None else memoryview(bytearray(8 * BOARD_SLOTS)).cast("q")
+        self.calls = 0
+        self.injected = dict(injected or {})
+        self._next_injected = min(self.injected, default=-1)
+        #: Checked after every call while set (a re-play hunting the call that changed a shared
+        #: object); True means the call just made changed it.
+        self.watch: Callable[[], bool] | None = None
+
+    def _injected(self, k: int, seat: int, kind: str, game: Game | None) -> PlayerFault:
+        status, text = self.injected[k]
+        later = [c for c in self.injected if c > k]
+        self._next_injected = min(later, default=-1)
+        if status == "timeout":
+            return PlayerFault(seat, "timeout", timeout_reason(kind, self.limit), game)
+        return PlayerFault(seat, status, error_reason(kind, text), game)
+
+    def _watched(self, seat: int, game: Game | None) -> None:
+        watch = self.watch
+        if watch is not None and watch():
+            raise PlayerFault(
+                seat,
+                "error",
+                "changed the ruleset it was shown (view.rules or info.rules), which strategies may only read",
+                game,
+            )
+
+    def call(self, seat: int, kind: str, fn: Callable[..., Any], arg: object, game: Game | None) -> Any:
+        """``fn(arg)`` (``fn()`` for :data:`NO_ARGUMENT`), timed; its value, or a PlayerFault."""
+        k = self.calls
+        self.calls = k + 1
+        if k == self._next_injected:
+            raise self._injected(k, seat, kind, game)
+        board = self.board
+        board[PHASE] = 2 * k + 1
+        clock = self.clock
+        value = failure = None
+        text = trace = ""
+        over = False
+        try:
+            try:
+                if clock is not None:
+                    clock.started = perf_counter()
+                value = fn() if arg is NO_ARGUMENT else fn(arg)
+            except MoveTimeout:
+                raise
+            except KeyboardInterrupt as exc:
+                if not strategy_interrupts_are_faults:
+                    raise  # the user's Ctrl-C: stop
+                failure, text, trace = exc, one_line(exc), format_traceback(exc)
+            except BaseException as exc:  # SystemExit too: a strategy may not end the tournament
+                # The text is read here, still timed: a __str__ that runs forever is a timeout.
+                failure, text, trace = exc, one_line(exc), format_traceback(exc)
+            finally:
+                if clock is not None:
+                    over = clock.overran()
+                    clock.started = None
+        except MoveTimeout:
+            if clock is not None:
+                clock.started = None
+            over = True
+        board[PHASE] = 2 * k + 2
+        if over:
+            raise PlayerFault(seat, "timeout", timeout_reason(kind, self.limit), game)
+        if failure is not None:
+            raise PlayerFault(seat, "error", error_reason(kind, text), game, trace) from failure
+        if self.watch is not None:
+            self._watched(seat, game)
+        return value
+
+    def decide(
+        self, seat: int, decide: Callable[[Any], Any], view: Any, game: Game
+    ) -> tuple[tuple[int, ...], bool]:
+        """One decision, timed together with turning it into plain dice and a bool: the keep
+        and bank to apply, or a PlayerFault (``illegal`` for an action that isn't one)."""
+        k = self.calls
+        self.calls = k + 1
+        if k == self._next_injected:
+            raise self._injected(k, seat, DECIDE, game)
+        board = self.board
+        board[PHASE] = 2 * k + 1
+        clock = self.clock
+        action = failure = None
+        text = trace = ""
+        over = False
+        try:
+            try:
+                if clock is not None:
+                    clock.started = perf_counter()
+                action = _plain(decide(view))
+            except MoveTimeout:
+                raise
+            except KeyboardInterrupt as exc:
+                if not strategy_interrupts_are_faults:
+                    raise
+                failure, text, trace = exc, one_line(exc), format_traceback(exc)
+            except BaseException as exc:
+                failure, text, trace = exc, one_line(exc), format_traceback(exc)
+            finally:
+                if clock is not None:
+                    over = clock.overran()
+                    clock.started = None
+        except MoveTimeout:
+            if clock is not None:
+                clock.started = None
+            over = True
+        board[PHASE] = 2 * k + 2
+        if over:
+            raise PlayerFault(seat, "timeout", timeout_reason(DECIDE, self.limit), game)
+        if failure is not None:
+            raise PlayerFault(seat, "error", text, game, trace) from failure
+        if type(action) is str:
+            raise PlayerFault(seat, "illegal", action, game)
+        if self.watch is not None:
+            self._watched(seat, game)
+        return action  # type: ignore[return-value]
+
+
+def _plain(action: object) -> tuple[tuple[int, ...], bool] | str:
+    """A returned action as (keep, bank) with exact ``int`` dice and a real ``bool``, or the
+    reason it is not one.  Runs inside the timed call: any method of a strategy's own objects
+    (``__iter__``, ``__len__``, ``__repr__``) is called here, never later by the engine."""
+    if type(action) is Action:
+        keep, bank = action
+    else:
+        try:
+            keep, bank = action  # type: ignore[misc]
+        except (TypeError, ValueError):
+            return f"a decision must be Action(keep, bank), got {safe_repr(action)}"
+    if type(keep) is not tuple:
+        try:
+            keep = tuple(keep)
+        except TypeError:
+            return f"a decision must be Action(keep, bank), got {safe_repr(action)}"
+    if len(keep) > MAX_DICE:
+        shown = ", ".join(safe_repr(die, 10) for die in keep[:MAX_DICE])
+        return f"keep ({shown}, …): {len(keep):,} dice, but at most {MAX_DICE} are ever rolled"
+    for die in keep:
+        if type(die) is not int:
+            return f"{safe_repr(die)} is not a die face (1 to 6)"
+    if bank is not True and bank is not False:
+        return f"bank must be True or False, got {safe_repr(bank)}"
+    return keep, bank
+
+
+def _prepare(player: Player) -> tuple[str, Callable | None, Callable, Callable | None]:
+    """The player's name (cut to :data:`REASON_LIMIT`) and its hooks, read once per game."""
+    name = shorten(" ".join(str(getattr(player, "name", type(player).__name__)).split()))
+    start = getattr(player, "start_game", None)
+    decide = player.decide
+    end = getattr(player, "end_game", None)
+    return name, start, decide, end
 
 
 def play_match(
@@ -61,113 +354,37 @@ def play_match(
     on_event: Callable[[Event], None] | None = None,
     max_rounds: int = DEFAULT_MAX_ROUNDS,
     move_timeout: float | None = None,
+    guard: Guard | None = None,
 ) -> GameResult:
     """Play one game; ``players[i]`` sits in seat i.  Raises :class:`PlayerFault`.
 
-    With ``move_timeout`` (seconds) a decision, or a hook, that runs longer loses the game.
+    With ``move_timeout`` (seconds) a call into a strategy that runs longer loses the game.  A
+    tournament passes its own ``guard`` (which carries the timeout) instead.
     """
-    names = tuple(str(getattr(p, "name", type(p).__name__)) for p in players)
+    if guard is None:
+        guard = Guard(move_timeout)
     n = len(players)
-    clock = move_clock() if move_timeout is not None else None
-    if clock is not None:
-        clock.arm(move_timeout)
-    for seat, player in enumerate(players):
-        start = getattr(player, "start_game", None)
+    prepared = [guard.call(seat, PREPARE, _prepare, p, None) for seat, p in enumerate(players)]
+    names = tuple(name for name, _, _, _ in prepared)
+    for seat, (_, start, _, _) in enumerate(prepared):
         if start is not None:
             info = GameInfo(rules, seat, n, names, derive_seed(seed, STRATEGY_SEED_SALT, seat))
-            _call(seat, start, info, clock, None)
-    deciders = [p.decide for p in players]
+            guard.call(seat, START_GAME, start, info, None)
+    deciders = [decide for _, _, decide, _ in prepared]
     game = Game(rules, n, seed, on_event=on_event, max_rounds=max_rounds)
-    if move_timeout is None:
-        _loop(game, deciders)
-    else:
-        _timed_loop(game, deciders, move_timeout)
+    decide = guard.decide
+    view = game.view
+    apply = game.apply
+    while not game.over:
+        seat = game.seat
+        keep, bank = decide(seat, deciders[seat], view(), game)
+        try:
+            apply((keep, bank))
+        except IllegalAction as exc:
+            raise PlayerFault(seat, "illegal", str(exc), game) from None
     result = game.result()
-    for seat, player in enumerate(players):
-        end = getattr(player, "end_game", None)
+    for seat, (_, _, _, end) in enumerate(prepared):
         if end is not None:
-            _call(seat, end, result, clock, game)
+            # Each hook gets its own copy: what one does to it can't reach the others or the rows.
+            guard.call(seat, END_GAME, end, copy.copy(result), game)
     return result
-
-
-def _loop(game: Game, deciders: list[Callable]) -> None:
-    view = game.view
-    apply = game.apply
-    while not game.over:
-        seat = game.seat
-        try:
-            action = deciders[seat](view())
-        except KeyboardInterrupt as exc:
-            if not strategy_interrupts_are_faults:
-                raise  # the user's Ctrl-C: stop the tournament
-            raise PlayerFault(seat, "error", one_line(exc), game) from exc
-        except BaseException as exc:  # SystemExit too: a strategy may not end the tournament
-            raise PlayerFault(seat, "error", one_line(exc), game) from exc
-        try:
-            apply(action)
-        except IllegalAction as exc:
-            raise PlayerFault(seat, "illegal", str(exc), game) from None
-
-
-def _guarded(
-    clock: MoveClock | None, fn: Callable[[Any], Any], arg: object
-) -> tuple[Any, BaseException | None, bool]:
-    """``fn(arg)`` timed by ``clock``: (its value, what it raised, whether it overran).
-
-    Anything a strategy raises is caught, SystemExit included (a strategy may not end the
-    tournament), and so is the watchdog's MoveTimeout wherever its signal lands: it interrupts a
-    call at most once.  A KeyboardInterrupt is the user's Ctrl-C unless this is a worker.
-    """
-    value = failure = None
-    over = False
-    try:
-        try:
-            if clock is not None:
-                clock.started = time.perf_counter()
-            value = fn(arg)
-        except MoveTimeout:
-            raise
-        except KeyboardInterrupt as exc:
-            if not strategy_interrupts_are_faults:
-                raise
-            failure = exc
-        except BaseException as exc:
-            failure = exc
-        finally:
-            if clock is not None:
-                over = clock.overran()
-                clock.started = None
-    except MoveTimeout:
-        if clock is not None:
-            clock.started = None
-        over = True
-    return value, failure, over
-
-
-def _timed_loop(game: Game, deciders: list[Callable], limit: float) -> None:
-    """The game loop with each decision timed against ``limit`` seconds."""
-    clock = move_clock()
-    view = game.view
-    apply = game.apply
-    while not game.over:
-        seat = game.seat
-        action, failure, over = _guarded(clock, deciders[seat], view())
-        if over:
-            raise PlayerFault(seat, "timeout", f"no decision within {limit:g} s", game)
-        if failure is not None:
-            raise PlayerFault(seat, "error", one_line(failure), game) from failure
-        try:
-            apply(action)
-        except IllegalAction as exc:
-            raise PlayerFault(seat, "illegal", str(exc), game) from None
-
-
-def _call(
-    seat: int, hook: Callable[..., object], arg: object, clock: MoveClock | None, game: Game | None
-) -> None:
-    """Call a start_game or end_game hook; any failure is the seat's fault."""
-    _, failure, over = _guarded(clock, hook, arg)
-    if over and clock is not None:
-        raise PlayerFault(seat, "timeout", f"{hook.__name__} took longer than {clock.limit:g} s", game)
-    if failure is not None:
-        raise PlayerFault(seat, "error", f"{hook.__name__}: {one_line(failure)}", game) from failure

@@ -30,6 +30,11 @@ from arena.engine.dice import OUTCOME_KEYS, POW6
 from arena.engine.rules import POINT_STEP
 from arena.engine.scoring import score_table
 
+#: Every situation solved in this process, in order: (ruleset, minimum, cap).  A tournament's
+#: template process solves again those its chunk processes needed, so later chunks find them
+#: cached (see arena.tournament.supervisor).
+SOLVED: list[tuple[Ruleset, int, int | None]] = []
+
 #: Turn totals above this are banked; far beyond where rolling on can pay (about 20,000 with
 #: six dice under the documents' rules).
 HORIZON = 50_000
@@ -186,4 +191,5 @@ def solve_turn(rules: Ruleset, minimum: int = 0, cap: int | None = None) -> Turn
     target, may bank at most ``cap`` points.  Cached per process."""
     if cap is not None and cap < 0:
         raise ValueError(f"cap must be zero or more, got {cap}")
+    SOLVED.append((rules, minimum, cap))
     return TurnSolution(rules, minimum, cap, _solved(rules, minimum, cap).tolist())

@@ -1,16 +1,34 @@
-"""Play a range of scheduled games and return their rows: the work one task does.
+"""Play a range of scheduled games and return their rows: the work one process does.
 
-Runs in worker processes (or in the main process with one worker).  Each game gets fresh
-player objects, so no strategy carries anything from one game into another, and a faulty
-strategy loses only the game it broke.
+Each game gets fresh player objects, and every call into a strategy goes through a
+:class:`~arena.players.match.Guard`, so a faulty strategy loses only the game it broke.
+
+What a strategy may keep, and for how long: instance attributes live for one game (each game
+makes new objects).  Class attributes and module globals live as long as the process that
+plays the game; under the local backend that is one *chunk* of ``spec.chunk_games``
+consecutive games, each played in a fresh process (see :mod:`arena.tournament.supervisor`),
+so such state is reset between chunks and never carried from one chunk into another.
+
+Shared objects.  The only object a view exposes that Python lets a strategy change is the
+ruleset (``object.__setattr__`` works on a frozen dataclass); the view's tuples and ``Keep``
+records are immutable.  Games are played on a private copy of each ruleset, checked against
+the values the process started with after every game (one attribute fetch and an identity
+test per field).  A changed copy is replaced before the next game, so no game is played on a
+ruleset another game changed; under a supervisor the game that changed it is also re-played
+with a check after every call, which finds the call and faults its seat.
 """
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import operator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from arena.players import PlayerFault, match, play_match
-from arena.players.match import one_line
+from arena.engine import Ruleset
+from arena.players import PlayerFault, play_match
+from arena.players.match import CREATE, GAME, NO_ARGUMENT, Guard
 from arena.tournament.rows import csv_field, fault_rows, fault_shares, game_rows
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import TournamentSpec
@@ -38,74 +56,130 @@ class BatchResult:
     fault_details: tuple[FaultDetail, ...] = ()  # one per fault, in game order
 
 
-class BatchPlayer:
-    """Plays batches of one tournament; built once per worker process."""
+_RULE_FIELDS = operator.attrgetter(*(f.name for f in dataclasses.fields(Ruleset)))
 
-    def __init__(self, spec: TournamentSpec) -> None:
+
+class BatchPlayer:
+    """Plays games of one tournament in this process.  Built once per process (or per
+    template, before the chunk processes are forked from it)."""
+
+    def __init__(self, spec: TournamentSpec, guard: Guard | None = None) -> None:
         self.spec = spec
         self.schedule = Schedule(spec)
+        # Made when first needed: a Guard with a timeout starts a watchdog thread, and a
+        # template that forks chunk processes must have no threads.
+        self.guard = guard
         self._ruleset_fields = [csv_field(r.name) for r in spec.rulesets]
         self._player_fields = [csv_field(label) for label in spec.labels]
+        # The values every game must be played with, taken before any strategy code runs here.
+        self._pristine = [_RULE_FIELDS(r) for r in spec.rulesets]
+        self._rules = [_copy_ruleset(r) for r in spec.rulesets]
 
     def play(self, start: int, stop: int) -> BatchResult:
+        """Games start..stop-1, played here, as one result."""
+        results: list[BatchResult] = []
+        self.play_chunk(start, start, stop, send=results.append)
+        return results[0] if results else BatchResult(start, stop, "", 0, ())
+
+    def play_chunk(
+        self,
+        first: int,
+        emit_from: int,
+        stop: int,
+        *,
+        send: Callable[[BatchResult], None],
+        every: int | None = None,
+        careful: Iterable[int] = (),
+        on_changed_rules: Callable[[int], None] | None = None,
+    ) -> None:
+        """Play games first..stop-1 and ``send`` the results of those from ``emit_from`` on, in
+        pieces of ``every`` games (one piece if None).  Games before ``emit_from`` are played
+        only to bring class and module state to where it was (a chunk re-played after a kill).
+
+        ``careful``: games in which to check the rulesets after every call.  When a game is
+        found to have changed its ruleset, ``on_changed_rules(game)`` is called first (a
+        supervised process reports it and exits, to be re-played carefully); then the copy is
+        replaced and play goes on.
+        """
         spec = self.spec
         slot_of = self.schedule.slot
-        rulesets = spec.rulesets
-        timeout = spec.move_timeout
         max_rounds = spec.max_rounds
+        if self.guard is None:
+            self.guard = Guard(spec.move_timeout)
+        guard = self.guard
+        board = guard.board
+        careful = frozenset(careful)
         parts: list[str] = []
         shares: list[tuple[float, ...]] = []
-        faults = 0
         details: list[FaultDetail] = []
-        for game in range(start, stop):
+        faults = 0
+        piece_start = emit_from
+        for game in range(first, stop):
+            board[GAME] = game
             slot = slot_of(game)
+            index = slot.ruleset
+            rules = self._rules[index]
+            if game in careful:
+                guard.watch = lambda index=index: self._changed(index)
+            seated: list | None = None
+            try:
+                seated = [
+                    guard.call(seat, CREATE, spec.players[player].create, NO_ARGUMENT, None)
+                    for seat, player in enumerate(slot.seats)
+                ]
+                result = play_match(rules, seated, slot.seed, max_rounds=max_rounds, guard=guard)
+                fault = None
+            except PlayerFault as caught:
+                fault, result = caught, None
+            guard.watch = None
+            del seated
+            if self._changed(index):
+                if on_changed_rules is not None and game not in careful:
+                    on_changed_rules(game)
+                self._rules[index] = _copy_ruleset(spec.rulesets[index], self._pristine[index])
+            if game < emit_from:
+                continue
             names = [self._player_fields[i] for i in slot.seats]
-            ruleset = self._ruleset_fields[slot.ruleset]
-            try:
-                seated = self._seat_players(slot.seats)
-            except PlayerFault as fault:  # a constructor failed: that player loses the game
+            ruleset = self._ruleset_fields[index]
+            if fault is not None:
                 faults += 1
-                details.append(self._detail(game, slot.seats, fault))
-                parts.append(self._fault(ruleset, slot.game, slot.deal, slot.seed, names, fault))
-                shares.append(fault_shares(len(names), fault.seat))
-                continue
-            try:
-                result = play_match(
-                    rulesets[slot.ruleset], seated, slot.seed, max_rounds=max_rounds, move_timeout=timeout
+                label = spec.labels[slot.seats[fault.seat]]
+                details.append(
+                    FaultDetail(game, fault.seat, label, fault.status, fault.reason, fault.traceback_text)
                 )
-            except PlayerFault as fault:
-                faults += 1
-                details.append(self._detail(game, slot.seats, fault))
-                parts.append(self._fault(ruleset, slot.game, slot.deal, slot.seed, names, fault))
+                parts.append(_fault(ruleset, game, slot.deal, slot.seed, names, fault))
                 shares.append(fault_shares(len(names), fault.seat))
-                continue
-            parts.append(game_rows(ruleset, game, slot.deal, slot.seed, names, result))
-            shares.append(result.win_shares)
-        return BatchResult(start, stop, "".join(parts), faults, tuple(shares), tuple(details))
+            else:
+                assert result is not None
+                parts.append(game_rows(ruleset, game, slot.deal, slot.seed, names, result))
+                shares.append(result.win_shares)
+            if (every is not None and game + 1 - piece_start >= every) or game + 1 == stop:
+                send(
+                    BatchResult(piece_start, game + 1, "".join(parts), faults, tuple(shares), tuple(details))
+                )
+                parts, shares, details, faults = [], [], [], 0
+                piece_start = game + 1
 
-    def _detail(self, game: int, seats: tuple[int, ...], fault: PlayerFault) -> FaultDetail:
-        label = self.spec.labels[seats[fault.seat]]
-        return FaultDetail(game, fault.seat, label, fault.status, fault.reason, fault.traceback_text)
+    def _changed(self, index: int) -> bool:
+        """True if the copy of ruleset ``index`` games are played on no longer holds the values
+        this process started with (compared by identity: no strategy code runs)."""
+        return any(map(operator.is_not, _RULE_FIELDS(self._rules[index]), self._pristine[index]))
 
-    def _seat_players(self, seats: tuple[int, ...]) -> list:
-        """Fresh player objects for one game, one at a time, so a failing constructor is known."""
-        seated = []
-        for seat, index in enumerate(seats):
-            try:
-                seated.append(self.spec.players[index].create())
-            except KeyboardInterrupt:
-                if not match.strategy_interrupts_are_faults:
-                    raise
-                raise PlayerFault(seat, "error", "creating the player was interrupted") from None
-            except BaseException as exc:
-                raise PlayerFault(seat, "error", f"creating the player failed: {one_line(exc)}") from exc
-        return seated
 
-    @staticmethod
-    def _fault(ruleset: str, game: int, deal: int, seed: int, names: list[str], fault: PlayerFault) -> str:
-        n = len(names)
-        state = fault.game.snapshot() if fault.game is not None else None
-        scores, turns, farkles = state if state is not None else ((0,) * n, (0,) * n, (0,) * n)
-        return fault_rows(
-            ruleset, game, deal, seed, names, scores, turns, farkles, fault.seat, fault.status, fault.reason
-        )
+def _copy_ruleset(rules: Ruleset, values: tuple | None = None) -> Ruleset:
+    """A private copy of ``rules`` (with ``values`` for its fields, if given), equal to it, so
+    caches keyed by the ruleset still find their entries."""
+    fresh = copy.copy(rules)
+    if values is not None:
+        for f, value in zip(dataclasses.fields(Ruleset), values, strict=True):
+            object.__setattr__(fresh, f.name, value)
+    return fresh
+
+
+def _fault(ruleset: str, game: int, deal: int, seed: int, names: list[str], fault: PlayerFault) -> str:
+    n = len(names)
+    state = fault.game.snapshot() if fault.game is not None else None
+    scores, turns, farkles = state if state is not None else ((0,) * n, (0,) * n, (0,) * n)
+    return fault_rows(
+        ruleset, game, deal, seed, names, scores, turns, farkles, fault.seat, fault.status, fault.reason
+    )

@@ -18,7 +18,7 @@ from arena.analysis.stats import sprt_bounds
 from arena.engine import Ruleset
 from arena.players import PlayerSpec
 from arena.tournament.batch import BatchResult
-from arena.tournament.runner import batch_ranges, batch_results
+from arena.tournament.runner import batch_results
 from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
 
 PAIRS_PER_TASK = 100
@@ -92,11 +92,16 @@ def run_duel(
     """Play up to ``games`` games of A against B in pairs; stop early when ``sprt`` decides.
     ``on_batch`` sees each batch's result as it arrives (its faults, for example)."""
     spec = TournamentSpec(
-        (rules,), (a, b), format="gauntlet", games=games, seed=seed, move_timeout=move_timeout
+        (rules,),
+        (a, b),
+        format="gauntlet",
+        games=games,
+        seed=seed,
+        move_timeout=move_timeout,
+        chunk_games=2 * PAIRS_PER_TASK,
     )
     # --games rounds up to whole pairs; --max-games (with an SPRT) is a limit, so it rounds down.
     total = (games // 2) * 2 if sprt is not None else -(-games // 2) * 2
-    tasks = list(batch_ranges(0, total, workers, 2 * PAIRS_PER_TASK))
     tally = PairTally()
     wins = [0.0, 0.0]
     faults = 0
@@ -109,7 +114,7 @@ def run_duel(
         disable=(not sys.stderr.isatty()) if progress is None else not progress,
     )
     try:
-        with batch_results(spec, tasks, workers) as results:
+        with batch_results(spec, 0, total, workers) as results:
             for result in results:
                 if on_batch is not None:
                     on_batch(result)

@@ -1,10 +1,11 @@
-"""Run a tournament: batches of games on worker processes, written in game order.
+"""Run a tournament: chunks of games in fresh processes, written in game order.
 
-Workers are ``multiprocess`` processes (dill pickling, so strategy classes defined in a user's
-own script travel too).  The spec goes to each worker once; a task is only a range of game
-numbers, so the pickling cost stays far below the games' (about 1,000 games a task).  Results
-are written strictly in game order, whatever order workers finish in, so the same spec and
-seed give the same bytes for any number of workers or batch size.
+The unit of work is a chunk of ``spec.chunk_games`` consecutive games, each played in a fresh
+process forked from a clean template (see :mod:`arena.tournament.supervisor`), so a chunk always
+starts from the same state and the same spec and seed give the same bytes for any number of
+workers or batch size.  Chunks are generated lazily and only a few per worker are in flight, so
+memory does not grow with ``--games``.  Results are written strictly in game order, whatever
+order workers finish in.
 """
 
 from __future__ import annotations
@@ -19,15 +20,17 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
-from arena.players import match
-from arena.tournament.batch import BatchPlayer, BatchResult
+from arena.tournament.batch import BatchResult
 from arena.tournament.run_folder import RunFolder
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import TournamentSpec
+from arena.tournament.supervisor import BatchFailed, ChunkPool, chunk_count, chunk_jobs
 
-#: Games per task, at most.  Large enough that shipping a task costs well under 1% of playing
-#: it; small enough that progress is smooth and an interruption loses little.
-MAX_BATCH = 1000
+# The main process forks the templates: it must not have started tqdm's monitor thread (forking
+# a process with threads is unsafe).  Bars here are updated at every chunk anyway.
+tqdm.monitor_interval = 0
+
+__all__ = ["BACKENDS", "BatchFailed", "RunOutcome", "batch_ranges", "batch_results", "run_tournament"]
 
 
 @dataclass(frozen=True)
@@ -47,32 +50,14 @@ class RunOutcome:
 
 
 def batch_ranges(
-    start: int, stop: int, workers: int, batch_size: int | None = None
+    start: int, stop: int, chunk_games: int, batch_size: int | None = None
 ) -> Iterator[tuple[int, int]]:
-    """Split games start..stop-1 into tasks: ``batch_size`` each, or about eight per worker up
-    to :data:`MAX_BATCH` games."""
-    remaining = stop - start
-    size = batch_size or max(1, min(MAX_BATCH, -(-remaining // (8 * workers))))
-    for first in range(start, stop, size):
-        yield first, min(stop, first + size)
-
-
-_WORKER: BatchPlayer | None = None
-
-
-def _init_worker(spec: TournamentSpec) -> None:
-    global _WORKER
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
-    # A forked worker inherits the main process's SIGTERM handler; the pool stops its workers
-    # with SIGTERM, which must end them, not raise in them.
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    match.strategy_interrupts_are_faults = True
-    _WORKER = BatchPlayer(spec)
-
-
-def _play(task: tuple[int, int]) -> BatchResult:
-    assert _WORKER is not None
-    return _WORKER.play(*task)
+    """Games start..stop-1 as ranges of at most ``batch_size`` games that never cross a chunk
+    boundary, lazily (the first may start inside a chunk, on a resumed run)."""
+    for job in chunk_jobs(start, stop, chunk_games):
+        step = batch_size or job.stop - job.emit_from
+        for first in range(job.emit_from, job.stop, step):
+            yield first, min(job.stop, first + step)
 
 
 BACKENDS = ("local", "dask")
@@ -81,67 +66,41 @@ BACKENDS = ("local", "dask")
 @contextmanager
 def batch_results(
     spec: TournamentSpec,
-    tasks: list[tuple[int, int]],
+    start: int,
+    stop: int,
     workers: int,
     *,
+    batch_size: int | None = None,
     backend: str = "local",
     scheduler: str | None = None,
 ) -> Iterator[Iterator[BatchResult]]:
-    """The results of ``tasks`` in task order, computed on ``workers`` processes (in this process
-    for one), or on a Dask cluster with ``backend="dask"``.  Leaving the block early stops the
-    workers."""
+    """The results of games start..stop-1 in game order, played in chunks on ``workers``
+    processes, or on a Dask cluster with ``backend="dask"``.  ``batch_size``: games per result
+    (a chunk's results come in pieces of that many; default: one per chunk).  Leaving the block
+    early stops every process."""
     if backend == "dask":
         from arena.tournament.dask_backend import dask_batch_results
 
+        tasks = batch_ranges(start, stop, spec.chunk_games, batch_size)
         with dask_batch_results(spec, tasks, scheduler=scheduler, workers=workers) as results:
             yield results
         return
-    # Games always run in worker processes, even with one worker: a strategy that kills its
-    # process (os._exit, a crash in C) then takes a worker down, never arena itself.
-    import multiprocess as multiprocessing  # imported here: a serial run doesn't pay for it
-    from multiprocess import Pool
-
-    pool = Pool(max(1, min(workers, len(tasks))), initializer=_init_worker, initargs=(spec,))
+    # Games always run in chunk processes, even with one worker: a strategy that kills its
+    # process (os._exit, a crash in C) takes down a chunk process, never arena itself.
+    pool = ChunkPool(spec, min(workers, max(1, chunk_count(start, stop, spec.chunk_games))), batch_size)
     drained = False
 
     def in_order() -> Iterator[BatchResult]:
         nonlocal drained
-        results = pool.imap(_play, tasks)  # in task order, computed in parallel
-        workers_at_start = _worker_pids(pool)
-        for start, stop in tasks:
-            while True:
-                try:
-                    yield results.next(timeout=0.5)
-                    break
-                except multiprocessing.TimeoutError:
-                    # The pool replaces a worker that died (a strategy called os._exit or crashed
-                    # the interpreter) but its task is lost: waiting longer would hang forever.
-                    if _worker_pids(pool) != workers_at_start:
-                        raise BatchFailed(
-                            f"a worker process died while playing games {start:,} to {stop - 1:,} "
-                            "(a strategy may have called os._exit or crashed Python)"
-                        ) from None
+        yield from pool.results(start, stop)
         drained = True
 
     try:
         yield in_order()
     finally:
-        # Close gracefully only when every task was consumed; a caller that stopped early
-        # (a decided duel, Ctrl-C) doesn't wait for the tasks still queued.
-        if drained:
-            pool.close()
-        else:
-            pool.terminate()
-        pool.join()
-
-
-class BatchFailed(RuntimeError):
-    """A batch could not be played (its worker process died, or a Dask cluster gave up on it);
-    the message is one line."""
-
-
-def _worker_pids(pool: object) -> set[int]:
-    return {process.pid for process in pool._pool}  # type: ignore[attr-defined]
+        # Close gracefully only when every game was consumed; a caller that stopped early
+        # (a decided duel, Ctrl-C) doesn't wait for the chunks still in play.
+        pool.close(graceful=drained)
 
 
 class Terminated(BaseException):
@@ -180,14 +139,13 @@ def run_tournament(
 ) -> RunOutcome:
     """Play every game of ``spec`` not yet in ``folder`` and write it there.
 
-    ``progress``: a tqdm bar on stderr (None: only when stderr is a terminal).  Ctrl-C and
-    SIGTERM stop cleanly: every batch written so far is kept and the outcome says
-    ``interrupted`` (and ``terminated`` for SIGTERM).
+    ``progress``: a tqdm bar on stderr (None: only when stderr is a terminal).  ``batch_size``:
+    games per write (default: a chunk).  Ctrl-C and SIGTERM stop cleanly: every batch written so
+    far is kept and the outcome says ``interrupted`` (and ``terminated`` for SIGTERM).
     """
     schedule = Schedule(spec)
     total = len(schedule)
     start = folder.completed_games
-    tasks = list(batch_ranges(start, total, workers, batch_size))
     bar = tqdm(
         total=total,
         initial=start,
@@ -205,7 +163,9 @@ def run_tournament(
     try:
         with (
             sigterm_stops_the_run(),
-            batch_results(spec, tasks, workers, backend=backend, scheduler=scheduler) as results,
+            batch_results(
+                spec, start, total, workers, batch_size=batch_size, backend=backend, scheduler=scheduler
+            ) as results,
         ):
             for result in results:
                 folder.append(result.rows, result.fault_details)

@@ -1,5 +1,9 @@
-"""What a tournament is: rulesets, players, format, games, seed.  Everything that decides the
-games' results is in the spec; how they are run (workers, batch size) is not."""
+"""What a tournament is: rulesets, players, format, games, seed, chunk size.  Everything that
+decides the games' results is in the spec; how they are run (workers, batch size) is not.
+
+``chunk_games`` belongs here because it can decide results: each chunk of that many consecutive
+games is played in a fresh process, so a strategy's class attributes and module globals are
+reset at chunk boundaries (see :mod:`arena.tournament.supervisor`)."""
 
 from __future__ import annotations
 
@@ -20,6 +24,10 @@ DEFAULT_MOVE_TIMEOUT = 10.0
 #: The order games are numbered in (see schedule.py), saved with every run: a folder numbered in
 #: another order (runs of arena before the interleaved schedule) can't be resumed by this one.
 SCHEDULE_ORDER = "interleaved: deal, ruleset, table, seat order"
+#: Games per chunk, the unit of work: large enough that forking a fresh process for it costs
+#: little against playing it (see benchmarks/tournament_speed.py), small enough to spread over
+#: workers and to re-play quickly after a strategy's process had to be killed.
+DEFAULT_CHUNK_GAMES = 250
 
 
 def player_from_class(cls: type, label: str | None = None, **params: Any) -> PlayerSpec:
@@ -57,6 +65,7 @@ class TournamentSpec:
     seats: int | None = None  # free-for-all: seats per game, drawn from the players
     move_timeout: float | None = DEFAULT_MOVE_TIMEOUT
     max_rounds: int = DEFAULT_MAX_ROUNDS
+    chunk_games: int = DEFAULT_CHUNK_GAMES
     command: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
@@ -67,6 +76,8 @@ class TournamentSpec:
             raise ValueError("a tournament needs at least one ruleset")
         if self.games < 1:
             raise ValueError(f"games must be at least 1, got {self.games}")
+        if type(self.chunk_games) is not int or self.chunk_games < 1:
+            raise ValueError(f"chunk_games must be a whole number of at least 1, got {self.chunk_games!r}")
         if self.seed < 0:
             raise ValueError(f"seed must be zero or more, got {self.seed}")
         if self.move_timeout is not None and not (0 < self.move_timeout < math.inf):
@@ -107,6 +118,7 @@ class TournamentSpec:
             "seats": self.seats,
             "move_timeout": self.move_timeout,
             "max_rounds": self.max_rounds,
+            "chunk_games": self.chunk_games,
             "rulesets": [r.as_dict() for r in self.rulesets],
             "players": [_player_identity(p) for p in self.players],
             "schedule": SCHEDULE_ORDER,
@@ -145,6 +157,7 @@ def spec_from_identity(data: dict[str, Any], command: str = "") -> TournamentSpe
         seats=data["seats"],
         move_timeout=data["move_timeout"],
         max_rounds=data["max_rounds"],
+        chunk_games=data.get("chunk_games", DEFAULT_CHUNK_GAMES),
         command=command,
     )
 
