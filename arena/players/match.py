@@ -1,10 +1,11 @@
 """Play one game between Player objects; every call into a strategy goes through a guard.
 
 Everything arena reads from a strategy goes through :class:`Guard`: the constructor, the
-``name`` and the hook lookups, ``start_game``, each ``decide`` together with what arena does
-with the returned action (it is turned into plain ``int`` dice and a real ``bool`` inside the
-timed call, so an action object whose methods loop or raise is the strategy's fault),
-``end_game``, and the text and traceback of whatever the strategy raised.  Each call is timed
+``name`` and the hook lookups, ``start_game``, each ``decide`` together with everything the
+engine does with the returned action (it is applied to the game inside the timed call, so an
+action object whose methods loop or raise is the strategy's fault, and so is a ``repr`` the
+engine needs to explain why it is illegal), ``end_game``, and the text and traceback of
+whatever the strategy raised.  Each call is timed
 against the move timeout, and every failure is attributed to its seat as a
 :class:`PlayerFault` with a status (``error``: the strategy raised; ``illegal``: it returned an
 illegal action; ``timeout``: it ran past the move timeout) and a one-line reason of at most
@@ -27,8 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from time import perf_counter
 from typing import Any
 
-from arena.engine import DEFAULT_MAX_ROUNDS, Action, Game, GameResult, IllegalAction, Ruleset, derive_seed
-from arena.engine.dice import MAX_DICE
+from arena.engine import DEFAULT_MAX_ROUNDS, Game, GameResult, IllegalAction, Ruleset, derive_seed
 from arena.engine.events import Event
 from arena.players.protocol import GameInfo, Player
 from arena.players.timeout import MoveTimeout, move_clock
@@ -131,17 +131,16 @@ def format_traceback(exc: BaseException) -> str:
     return f"{text[: TRACEBACK_LIMIT - tail]}\n… ({left_out:,} characters left out) …\n{text[-tail:]}"
 
 
-def safe_repr(obj: object, limit: int = 100) -> str:
-    """``repr(obj)``, cut to ``limit`` characters; a placeholder if it raises."""
-    try:
-        text = repr(obj)
-        if type(text) is not str:
-            raise TypeError
-    except MoveTimeout:
-        raise
-    except BaseException:
-        return f"<{type(obj).__name__} object whose repr() fails>"
-    return shorten(" ".join(text[: 2 * limit].split()), limit)
+def cut_middle(text: str, limit: int = REASON_LIMIT) -> str:
+    """``text`` on one line and cut to ``limit`` characters by leaving out its middle, which
+    keeps the end of an engine message ("…: 200000 dice, but only 6 were rolled")."""
+    if len(text) > 4 * limit:
+        text = f"{text[: 2 * limit]} {text[-2 * limit :]}"  # split only what can be kept
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    tail = limit // 3
+    return f"{text[: limit - tail - 3]} … {text[-tail:]}"
 
 
 def timeout_reason(kind: str, limit: float | None) -> str:
@@ -229,7 +228,6 @@ class Guard:
         board[PHASE] = 2 * k + 1
         clock = self.clock
         value = failure = None
-        text = trace = ""
         over = False
         try:
             try:
@@ -241,10 +239,10 @@ class Guard:
             except KeyboardInterrupt as exc:
                 if not strategy_interrupts_are_faults:
                     raise  # the user's Ctrl-C: stop
-                failure, text, trace = exc, one_line(exc), format_traceback(exc)
+                failure = _Failure(exc)
             except BaseException as exc:  # SystemExit too: a strategy may not end the tournament
                 # The text is read here, still timed: a __str__ that runs forever is a timeout.
-                failure, text, trace = exc, one_line(exc), format_traceback(exc)
+                failure = _Failure(exc)
             finally:
                 if clock is not None:
                     over = clock.overran()
@@ -257,84 +255,76 @@ class Guard:
         if over:
             raise PlayerFault(seat, "timeout", timeout_reason(kind, self.limit), game)
         if failure is not None:
-            raise PlayerFault(seat, "error", error_reason(kind, text), game, trace) from failure
+            raise PlayerFault(seat, "error", error_reason(kind, failure.text), game, failure.traceback) from (
+                failure.exc
+            )
         if self.watch is not None:
             self._watched(seat, game)
         return value
 
-    def decide(
-        self, seat: int, decide: Callable[[Any], Any], view: Any, game: Game
-    ) -> tuple[tuple[int, ...], bool]:
-        """One decision, timed together with turning it into plain dice and a bool: the keep
-        and bank to apply, or a PlayerFault (``illegal`` for an action that isn't one)."""
+    def move(self, seat: int, decide: Callable[[Any], Any], view: Any, game: Game) -> None:
+        """One decision, applied to ``game``: both timed, so anything the engine does with the
+        returned object (unpacking it, iterating its dice, ``repr`` of it to explain why it is
+        illegal) runs inside the call.  Raises a PlayerFault (``illegal`` for an action the
+        engine refuses; an illegal action changes nothing).  The hot loop: kept lean."""
         k = self.calls
         self.calls = k + 1
         if k == self._next_injected:
             raise self._injected(k, seat, DECIDE, game)
         board = self.board
-        board[PHASE] = 2 * k + 1
+        board[0] = k + k + 1  # PHASE: call k runs
         clock = self.clock
-        action = failure = None
-        text = trace = ""
-        over = False
+        failure = None
+        applying = over = False
         try:
             try:
                 if clock is not None:
-                    clock.started = perf_counter()
-                action = _plain(decide(view))
+                    clock.started = started = perf_counter()
+                action = decide(view)
+                if self.watch is not None:  # a re-play looking for the call that changed a ruleset
+                    self._watched(seat, game)
+                applying = True
+                game.apply(action)
             except MoveTimeout:
                 raise
             except KeyboardInterrupt as exc:
                 if not strategy_interrupts_are_faults:
                     raise
-                failure, text, trace = exc, one_line(exc), format_traceback(exc)
+                failure = _Failure(exc)
             except BaseException as exc:
-                failure, text, trace = exc, one_line(exc), format_traceback(exc)
+                if isinstance(exc, PlayerFault) and not applying:
+                    raise  # the check above found a changed ruleset
+                # Read the text here, still timed: a __str__ that runs forever is a timeout.
+                failure = _Failure(exc, illegal=applying and isinstance(exc, IllegalAction))
             finally:
                 if clock is not None:
-                    over = clock.overran()
+                    over = perf_counter() - started > self.limit  # type: ignore[operator]
                     clock.started = None
         except MoveTimeout:
             if clock is not None:
                 clock.started = None
             over = True
-        board[PHASE] = 2 * k + 2
+        board[0] = k + k + 2  # PHASE: call k has returned
         if over:
             raise PlayerFault(seat, "timeout", timeout_reason(DECIDE, self.limit), game)
         if failure is not None:
-            raise PlayerFault(seat, "error", text, game, trace) from failure
-        if type(action) is str:
-            raise PlayerFault(seat, "illegal", action, game)
-        if self.watch is not None:
-            self._watched(seat, game)
-        return action  # type: ignore[return-value]
+            if failure.illegal:
+                raise PlayerFault(seat, "illegal", failure.text, game)
+            raise PlayerFault(seat, "error", failure.text, game, failure.traceback) from failure.exc
 
 
-def _plain(action: object) -> tuple[tuple[int, ...], bool] | str:
-    """A returned action as (keep, bank) with exact ``int`` dice and a real ``bool``, or the
-    reason it is not one.  Runs inside the timed call: any method of a strategy's own objects
-    (``__iter__``, ``__len__``, ``__repr__``) is called here, never later by the engine."""
-    if type(action) is Action:
-        keep, bank = action
-    else:
-        try:
-            keep, bank = action  # type: ignore[misc]
-        except (TypeError, ValueError):
-            return f"a decision must be Action(keep, bank), got {safe_repr(action)}"
-    if type(keep) is not tuple:
-        try:
-            keep = tuple(keep)
-        except TypeError:
-            return f"a decision must be Action(keep, bank), got {safe_repr(action)}"
-    if len(keep) > MAX_DICE:
-        shown = ", ".join(safe_repr(die, 10) for die in keep[:MAX_DICE])
-        return f"keep ({shown}, …): {len(keep):,} dice, but at most {MAX_DICE} are ever rolled"
-    for die in keep:
-        if type(die) is not int:
-            return f"{safe_repr(die)} is not a die face (1 to 6)"
-    if bank is not True and bank is not False:
-        return f"bank must be True or False, got {safe_repr(bank)}"
-    return keep, bank
+class _Failure:
+    """What a strategy's call raised, read while the call is still timed."""
+
+    __slots__ = ("exc", "illegal", "text", "traceback")
+
+    def __init__(self, exc: BaseException, illegal: bool = False) -> None:
+        self.exc = exc
+        self.illegal = illegal
+        if illegal:  # the engine's explanation of an illegal action: no type name, middle cut
+            self.text, self.traceback = cut_middle(str(exc)), ""
+        else:
+            self.text, self.traceback = one_line(exc), format_traceback(exc)
 
 
 def _prepare(player: Player) -> tuple[str, Callable | None, Callable, Callable | None]:
@@ -372,16 +362,11 @@ def play_match(
             guard.call(seat, START_GAME, start, info, None)
     deciders = [decide for _, _, decide, _ in prepared]
     game = Game(rules, n, seed, on_event=on_event, max_rounds=max_rounds)
-    decide = guard.decide
+    move = guard.move
     view = game.view
-    apply = game.apply
     while not game.over:
         seat = game.seat
-        keep, bank = decide(seat, deciders[seat], view(), game)
-        try:
-            apply((keep, bank))
-        except IllegalAction as exc:
-            raise PlayerFault(seat, "illegal", str(exc), game) from None
+        move(seat, deciders[seat], view(), game)
     result = game.result()
     for seat, (_, _, _, end) in enumerate(prepared):
         if end is not None:
