@@ -791,3 +791,29 @@ def test_a_batch_player_in_one_process_restores_a_changed_ruleset() -> None:
     player = BatchPlayer(spec)
     player.play(0, 2)
     assert player._rules[0] == CLASSIC and CLASSIC.target == 10_000
+
+
+# --- the solver's caches across chunk processes ----------------------------------------------------
+def test_warming_the_solver_covers_what_optimal_meets_on_a_preset() -> None:
+    from arena.players import solver
+    from arena.players.builtin.optimal import OptimalPlayer
+
+    solver.warm(STANDARD)
+    before = len(solver.SOLVED)
+    for seed in range(3):
+        play_match(STANDARD, [OptimalPlayer(), OptimalPlayer()], seed)
+    assert len(solver.SOLVED) == before  # nothing left to solve in a chunk process
+
+
+def test_a_chunk_reports_the_situations_it_solved_by_ruleset_index() -> None:
+    from arena.players import solver
+    from arena.tournament.batch import _copy_ruleset
+    from arena.tournament.supervisor import _solved_keys
+
+    odd = CLASSIC.replace(name="odd", rising_bar=True, exact_target=True)  # no warm-up lists these
+    spec = TournamentSpec((STANDARD, odd), (load_player_spec("optimal"), load_player_spec("greedy")))
+    before = len(solver.SOLVED)
+    copy = _copy_ruleset(odd)  # what a game's view holds
+    solver.solve_turn(copy, 400, 950)
+    solver.solve_turn(copy, 10**9, None)  # implausible: the template won't be asked to solve it
+    assert _solved_keys(spec, before) == ((1, 400, 950),)

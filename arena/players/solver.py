@@ -193,3 +193,19 @@ def solve_turn(rules: Ruleset, minimum: int = 0, cap: int | None = None) -> Turn
         raise ValueError(f"cap must be zero or more, got {cap}")
     SOLVED.append((rules, minimum, cap))
     return TurnSolution(rules, minimum, cap, _solved(rules, minimum, cap).tolist())
+
+
+def warm(rules: Ruleset) -> None:
+    """Solve the situations optimal play meets under ``rules`` that can be listed cheaply: no
+    minimum, the entry threshold, every cap under an exact target, every bar of a rising bar
+    (not the product of bars and caps).  A tournament does this once before it forks its worker
+    processes, which then find them cached (about a second for the three presets)."""
+    solve_turn(rules)
+    if rules.has_entry():
+        solve_turn(rules, rules.entry_threshold, rules.target if rules.exact_target else None)
+    if rules.exact_target:
+        for cap in range(0, rules.target + 1, POINT_STEP):
+            solve_turn(rules, 0, cap)
+    elif rules.rising_bar:
+        for bar in range(rules.bar_start, rules.target + rules.bar_step + 1, POINT_STEP):
+            solve_turn(rules, max(bar, rules.entry_threshold), None)

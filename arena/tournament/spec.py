@@ -24,10 +24,11 @@ DEFAULT_MOVE_TIMEOUT = 10.0
 #: The order games are numbered in (see schedule.py), saved with every run: a folder numbered in
 #: another order (runs of arena before the interleaved schedule) can't be resumed by this one.
 SCHEDULE_ORDER = "interleaved: deal, ruleset, table, seat order"
-#: Games per chunk, the unit of work: large enough that forking a fresh process for it costs
-#: little against playing it (see benchmarks/tournament_speed.py), small enough to spread over
-#: workers and to re-play quickly after a strategy's process had to be killed.
-DEFAULT_CHUNK_GAMES = 250
+#: Games per chunk, the unit of work.  Each chunk's fresh process costs about 10-30 ms of CPU
+#: (fork, exit, and copying the pages and re-warming the code it touches), so a chunk must be
+#: long against that (benchmarks/tournament_speed.py); small enough to spread a mid-size run
+#: over the workers and to re-play quickly after a strategy's process had to be killed.
+DEFAULT_CHUNK_GAMES = 1000
 
 
 def player_from_class(cls: type, label: str | None = None, **params: Any) -> PlayerSpec:

@@ -36,9 +36,12 @@ a strategy started don't outlive its chunk; when the run ends or is interrupted,
 does the same and exits.  A template dies with the main process, a chunk process with its
 template (Linux's parent-death signal).
 
-**Pure caches.**  Each chunk process starts with the template's caches.  The ``optimal``
-solver's situations that a chunk had to solve are solved once more by the template, from the
-pristine rulesets, so later chunks find them cached: speed only, never results.
+**Pure caches.**  Each chunk process starts with the template's caches.  When ``optimal``
+plays, the main process solves its common situations once before forking
+(:func:`arena.players.solver.warm`); any other situation a chunk had to solve is solved once
+more by its template, from the pristine rulesets, so later chunks find it cached.  Speed only,
+never results: the template computes them itself, so nothing a strategy did to its own
+process's caches reaches another chunk.
 """
 
 from __future__ import annotations
@@ -128,6 +131,7 @@ class ChunkPool:
         self.spec = spec
         self.every = every
         self.templates: list[_Template] = []
+        _warm_solver(spec)
         try:
             for _ in range(max(1, workers)):
                 self.templates.append(self._fork_template())
@@ -243,6 +247,18 @@ class ChunkPool:
             template.commands.close()
             template.results.close()
         self.templates = []
+
+
+def _warm_solver(spec: TournamentSpec) -> None:
+    """If ``optimal`` plays, solve its situations here, once, before the templates are forked:
+    otherwise every worker's first chunk and then its template would solve them again."""
+    from arena.players.builtin.optimal import OptimalPlayer
+
+    if any(isinstance(p.cls, type) and issubclass(p.cls, OptimalPlayer) for p in spec.players):
+        from arena.players import solver
+
+        for rules in spec.rulesets:
+            solver.warm(rules)
 
 
 # --------------------------------------------------------------------------- template side
@@ -364,8 +380,9 @@ class _Supervisor:
         closed = False
 
         def handle(data: bytes) -> _Attempt | None:
-            nonlocal sent_to, changed
+            nonlocal sent_to, changed, phase
             kind, payload = pickle.loads(data)
+            phase = -1  # a message is progress: time the board afresh (the template may have been stopped)
             if kind == "rows":
                 self.results.send_bytes(data)  # relayed as it came: no second pickling
                 sent_to = payload.stop
