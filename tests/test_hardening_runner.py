@@ -24,8 +24,9 @@ from arena.players import PlayerFault, load_player_spec, play_match
 from arena.players.match import REASON_LIMIT, TEXT_UNAVAILABLE, Guard, one_line
 from arena.tournament import TournamentSpec, run_tournament
 from arena.tournament.batch import BatchPlayer
+from arena.tournament.chunks import chunk_count, chunk_jobs
 from arena.tournament.run_folder import RunFolder
-from arena.tournament.supervisor import GRACE, chunk_jobs
+from arena.tournament.supervisor import GRACE
 
 ARENA = [sys.executable, "-m", "arena.cli"]
 LIMIT = 0.3  # --move-timeout in these tests: short, so each hang costs little
@@ -642,6 +643,12 @@ def test_chunks_are_generated_lazily_and_aligned() -> None:
     jobs = chunk_jobs(15, 10**18, 10)
     assert [(j.first, j.emit_from, j.stop) for j in (next(jobs), next(jobs))] == [(10, 15, 20), (20, 20, 30)]
     assert [(j.first, j.emit_from, j.stop) for j in chunk_jobs(0, 25, 10)][-1] == (20, 20, 25)
+    assert [chunk_count(a, b, 10) for a, b in ((0, 0), (0, 10), (0, 11), (15, 10**18))] == [
+        0,
+        1,
+        2,
+        10**17 - 1,
+    ]
 
 
 # --- signals ----------------------------------------------------------------------------------------
@@ -807,13 +814,13 @@ def test_warming_the_solver_covers_what_optimal_meets_on_a_preset() -> None:
 
 def test_a_chunk_reports_the_situations_it_solved_by_ruleset_index() -> None:
     from arena.players import solver
-    from arena.tournament.batch import _copy_ruleset
+    from arena.tournament.batch import copy_ruleset
     from arena.tournament.supervisor import _solved_keys
 
     odd = CLASSIC.replace(name="odd", rising_bar=True, exact_target=True)  # no warm-up lists these
     spec = TournamentSpec((STANDARD, odd), (load_player_spec("optimal"), load_player_spec("greedy")))
     before = len(solver.SOLVED)
-    copy = _copy_ruleset(odd)  # what a game's view holds
+    copy = copy_ruleset(odd)  # what a game's view holds
     solver.solve_turn(copy, 400, 950)
     solver.solve_turn(copy, 10**9, None)  # implausible: the template won't be asked to solve it
     assert _solved_keys(spec, before) == ((1, 400, 950),)

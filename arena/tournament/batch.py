@@ -56,7 +56,8 @@ class BatchResult:
     fault_details: tuple[FaultDetail, ...] = ()  # one per fault, in game order
 
 
-_RULE_FIELDS = operator.attrgetter(*(f.name for f in dataclasses.fields(Ruleset)))
+#: A ruleset's field values, in declaration order, in one call.
+RULE_FIELDS = operator.attrgetter(*(f.name for f in dataclasses.fields(Ruleset)))
 
 
 class BatchPlayer:
@@ -72,8 +73,8 @@ class BatchPlayer:
         self._ruleset_fields = [csv_field(r.name) for r in spec.rulesets]
         self._player_fields = [csv_field(label) for label in spec.labels]
         # The values every game must be played with, taken before any strategy code runs here.
-        self._pristine = [_RULE_FIELDS(r) for r in spec.rulesets]
-        self._rules = [_copy_ruleset(r) for r in spec.rulesets]
+        self._pristine = [RULE_FIELDS(r) for r in spec.rulesets]
+        self._rules = [copy_ruleset(r) for r in spec.rulesets]
 
     def play(self, start: int, stop: int) -> BatchResult:
         """Games start..stop-1, played here, as one result."""
@@ -136,7 +137,7 @@ class BatchPlayer:
             if self._changed(index):
                 if on_changed_rules is not None and game not in careful:
                     on_changed_rules(game)
-                self._rules[index] = _copy_ruleset(spec.rulesets[index], self._pristine[index])
+                self._rules[index] = copy_ruleset(spec.rulesets[index], self._pristine[index])
             if game < emit_from:
                 continue
             names = [self._player_fields[i] for i in slot.seats]
@@ -163,10 +164,10 @@ class BatchPlayer:
     def _changed(self, index: int) -> bool:
         """True if the copy of ruleset ``index`` games are played on no longer holds the values
         this process started with (compared by identity: no strategy code runs)."""
-        return any(map(operator.is_not, _RULE_FIELDS(self._rules[index]), self._pristine[index]))
+        return any(map(operator.is_not, RULE_FIELDS(self._rules[index]), self._pristine[index]))
 
 
-def _copy_ruleset(rules: Ruleset, values: tuple | None = None) -> Ruleset:
+def copy_ruleset(rules: Ruleset, values: tuple | None = None) -> Ruleset:
     """A private copy of ``rules`` (with ``values`` for its fields, if given), equal to it, so
     caches keyed by the ruleset still find their entries."""
     fresh = copy.copy(rules)

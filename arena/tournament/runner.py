@@ -21,10 +21,11 @@ from dataclasses import dataclass
 from tqdm import tqdm
 
 from arena.tournament.batch import BatchResult
+from arena.tournament.chunks import chunk_count, chunk_jobs
 from arena.tournament.run_folder import RunFolder
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import TournamentSpec
-from arena.tournament.supervisor import BatchFailed, ChunkPool, chunk_count, chunk_jobs
+from arena.tournament.supervisor import BatchFailed, ChunkPool
 
 # The main process forks the templates: it must not have started tqdm's monitor thread (forking
 # a process with threads is unsafe).  Bars here are updated at every chunk anyway.
@@ -84,6 +85,9 @@ def batch_results(
         tasks = batch_ranges(start, stop, spec.chunk_games, batch_size)
         with dask_batch_results(spec, tasks, scheduler=scheduler, workers=workers) as results:
             yield results
+        return
+    if start >= stop:  # nothing left to play (a finished run resumed): nothing to fork
+        yield iter(())
         return
     # Games always run in chunk processes, even with one worker: a strategy that kills its
     # process (os._exit, a crash in C) takes down a chunk process, never arena itself.

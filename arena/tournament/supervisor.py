@@ -66,7 +66,8 @@ from arena.engine import Ruleset, derive_seed
 from arena.engine.scoring import score_table
 from arena.players import match
 from arena.players.match import BOARD_SLOTS, GAME, PHASE, Guard
-from arena.tournament.batch import _RULE_FIELDS, BatchPlayer, BatchResult
+from arena.tournament.batch import RULE_FIELDS, BatchPlayer, BatchResult
+from arena.tournament.chunks import Job, chunk_jobs
 from arena.tournament.spec import TournamentSpec
 
 #: How often a template samples its chunk process's board (seconds).
@@ -89,28 +90,6 @@ PR_SET_PDEATHSIG = 1
 class BatchFailed(RuntimeError):
     """Games could not be played (a process died outside any strategy call, or a Dask cluster
     gave up on them); the message is one line."""
-
-
-@dataclass(frozen=True)
-class Job:
-    """Play games first..stop-1 (``first`` starts a chunk) and send those from ``emit_from``."""
-
-    first: int
-    emit_from: int
-    stop: int
-
-
-def chunk_jobs(start: int, stop: int, chunk: int) -> Iterator[Job]:
-    """The chunk pieces covering games start..stop-1, lazily: chunk c holds games c*chunk to
-    (c+1)*chunk-1, and a piece starting inside a chunk re-plays it from its first game."""
-    first = start - start % chunk
-    while first < stop:
-        yield Job(first, max(start, first), min(stop, first + chunk))
-        first += chunk
-
-
-def chunk_count(start: int, stop: int, chunk: int) -> int:
-    return 0 if stop <= start else (stop - 1) // chunk - start // chunk + 1
 
 
 # --------------------------------------------------------------------------- main process side
@@ -515,12 +494,12 @@ def _solved_keys(spec: TournamentSpec, before: int) -> tuple[tuple[int, int, int
     solver = sys.modules.get("arena.players.solver")
     if solver is None:
         return ()
-    pristine = [_RULE_FIELDS(rules) for rules in spec.rulesets]
+    pristine = [RULE_FIELDS(rules) for rules in spec.rulesets]
     keys = []
     for rules, minimum, cap in solver.SOLVED[before : before + 2000]:
         if type(rules) is not Ruleset or type(minimum) is not int or not (cap is None or type(cap) is int):
             continue
-        values = _RULE_FIELDS(rules)
+        values = RULE_FIELDS(rules)
         for index, expected in enumerate(pristine):
             # Field by field, exact built-in types only: no strategy code runs here.
             if all(type(a) is type(b) and a == b for a, b in zip(values, expected, strict=True)):
