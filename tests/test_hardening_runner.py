@@ -158,14 +158,26 @@ class Backtracker:
             re.match(r"(a+)+$", "a" * 60 + "b")
         return ok(view)
 """
-HANGERS = ("c-loop", "swallower", "alarm-ignorer", "alarm-replacer", "looping-action", "backtracker")
+CLI_HANGERS = {"CLoop": "c-loop", "LoopingAction": "looping-action", "Backtracker": "backtracker"}
+ALARM_HANGERS = {"Swallower": "swallower", "AlarmIgnorer": "alarm-ignorer", "AlarmReplacer": "alarm-replacer"}
+
+
+def assert_hung_once(games: pd.DataFrame, names: list[str]) -> None:
+    """Seat 0 (each bot's second game) hangs at its first decision and loses by timeout."""
+    for name in names:
+        rows = games[games["player"] == name]
+        hung = rows[rows["seat"] == 0]
+        assert list(hung["status"]) == ["timeout"], name
+        assert list(hung["reason"]) == [f"no decision within {LIMIT:g} s"], name
+        assert list(hung["turns"]) == [1] and list(hung["win"]) == [0], name
+        assert set(rows.loc[rows["seat"] == 1, "status"]) == {"ok"}, name
+    assert set(games.loc[games["player"] == "greedy", "status"]) == {"ok"}
 
 
 def test_every_kind_of_hang_loses_by_timeout_and_the_run_goes_on(tmp_path: Path) -> None:
     bots = bot_file(tmp_path, HANGS)
     out = tmp_path / "hangs"
-    classes = ("CLoop", "Swallower", "AlarmIgnorer", "AlarmReplacer", "LoopingAction", "Backtracker")
-    players = [arg for cls in classes for arg in ("-p", f"{bots}:{cls}")]
+    players = [arg for cls in CLI_HANGERS for arg in ("-p", f"{bots}:{cls}")]
     began = time.monotonic()
     done = arena(
         "tournament", "--out", str(out), "--no-progress", "--rules", "classic", "--format", "gauntlet",
@@ -175,19 +187,19 @@ def test_every_kind_of_hang_loses_by_timeout_and_the_run_goes_on(tmp_path: Path)
     assert done.returncode == 0, done.stderr[-600:]
     assert "Traceback" not in done.stderr
     games = games_of(out)
-    assert len(games) == 2 * 2 * len(HANGERS)  # every game, two rows each
-    for name in HANGERS:
-        rows = games[games["player"] == name]
-        # Seat 0 (its second game) hangs at its first decision and loses that game by timeout.
-        hung = rows[rows["seat"] == 0]
-        assert list(hung["status"]) == ["timeout"], name
-        assert list(hung["reason"]) == [f"no decision within {LIMIT:g} s"], name
-        assert list(hung["turns"]) == [1] and list(hung["win"]) == [0], name
-        assert set(rows.loc[rows["seat"] == 1, "status"]) == {"ok"}, name
-    assert set(games.loc[games["player"] == "greedy", "status"]) == {"ok"}
-    # Four hangs need the supervisor's kill (deadline + grace); two workers share them.
-    assert elapsed < 4 * (LIMIT + GRACE) + 2 * LIMIT + 20
+    assert len(games) == 2 * 2 * len(CLI_HANGERS)  # every game, two rows each
+    assert_hung_once(games, list(CLI_HANGERS.values()))
+    # One hang needs the supervisor's kill (deadline + grace), two the in-process timeout.
+    assert elapsed < (LIMIT + GRACE) + 2 * LIMIT + 20
     assert wait_until_gone(str(out)) == []  # no chunk process outlived the run
+    # A strategy that swallows the timeout, or ignores or replaces SIGALRM: killed too (one-game
+    # chunks, all three at once).
+    alarm = (load_player_spec("greedy"), *(load_player_spec(f"{bots}:{cls}") for cls in ALARM_HANGERS))
+    spec = TournamentSpec((CLASSIC,), alarm, format="gauntlet", games=2, move_timeout=LIMIT, chunk_games=1)
+    began = time.monotonic()
+    api_run(tmp_path / "alarm", spec, workers=3)
+    assert time.monotonic() - began < LIMIT + GRACE + 6
+    assert_hung_once(games_of(tmp_path / "alarm"), list(ALARM_HANGERS.values()))
 
 
 STATEFUL_HANG = """
