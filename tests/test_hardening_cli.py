@@ -156,6 +156,7 @@ def with_fingerprint(saved: dict) -> dict:
         ("max_rounds", 0, "max_rounds must be a whole number of at least 1, got 0"),
         ("max_rounds", "ten", 'max_rounds must be a whole number of at least 1, got "ten"'),
         ("games", 6.5, "games must be a whole number of at least 1, got 6.5"),
+        ("chunk_games", 0, "chunk_games must be a whole number of at least 1, got 0"),
         ("format", "league", "format must be one of"),
         ("move_timeout", -1, "move_timeout must be a positive number"),
         ("rulesets", [{"dice": "six"}], "rulesets[0]: dice"),

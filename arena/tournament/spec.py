@@ -195,6 +195,8 @@ def check_identity(data: Any) -> None:
     _whole(data, "seed", 0)
     _whole(data, "max_rounds", 1)
     _whole(data, "seats", 2, optional=True)
+    if "chunk_games" in data:  # absent: the default
+        _whole(data, "chunk_games", 1)
     timeout = data["move_timeout"]
     if timeout is not None and (
         not isinstance(timeout, int | float) or isinstance(timeout, bool) or not 0 < timeout < math.inf
