@@ -506,6 +506,7 @@ class Forker:
     name = "forker"
 
     def start_game(self, info):
+        print(f"forker plays seat {info.seat}")  # buffered: it must still reach the terminal
         if os.fork() == 0:  # a child that would sleep for a minute
             with open(PIDS, "a") as pids:
                 pids.write(f"{os.getpid()}\\n")
@@ -526,6 +527,7 @@ def test_processes_a_strategy_forks_do_not_outlive_the_run(tmp_path: Path) -> No
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-600:]
     assert set(games_of(out)["status"]) == {"ok"}
+    assert done.stdout.count("forker plays seat") == 4  # printed, not lost when its chunk ended
     deadline = time.monotonic() + 3
     forked = []
     while time.monotonic() < deadline and len(forked) < 4:  # a child may still be writing

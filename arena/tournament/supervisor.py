@@ -462,6 +462,7 @@ def _chunk_process(
         player.guard = Guard(spec.move_timeout, template.board, injected)
 
         def changed_rules(game: int) -> None:
+            _flush()
             writer.send(("changed", game))
             _exit_quietly(0)
 
@@ -474,6 +475,8 @@ def _chunk_process(
             careful=careful,
             on_changed_rules=changed_rules,
         )
+        # What the strategies printed goes out before the template, told "done", kills the group.
+        _flush()
         writer.send(("done", _solved_keys(spec, solved_before)))
     except BaseException as exc:  # arena's own failure, not a strategy's: those are faults
         with contextlib.suppress(BaseException):
