@@ -61,8 +61,8 @@ def default_duel_out() -> Path:
 
 
 @click.command("duel")
-@click.argument("player_a", metavar="A", required=False)
-@click.argument("player_b", metavar="B", required=False)
+@click.argument("player_a", metavar="[A", required=False)
+@click.argument("player_b", metavar="B]", required=False)
 @click.option("--rules", "rules_name", default="standard", show_default=True, help=RULES_HELP)
 @click.option(
     "--sprt",
@@ -119,7 +119,8 @@ def duel_command(
 ) -> None:
     """Play A against B in game pairs (both seat orders of each deal, same dice) and say which is
     stronger, by how much, and how sure that is.  The games and the verdict are saved in a run
-    folder (games.csv, duel.json, run.json) that `arena report` reads and --resume continues."""
+    folder (games.csv, duel.json, run.json) that `arena report` reads; `arena duel --resume DIR`
+    continues an interrupted duel with its saved players and settings."""
     command = "arena " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv else "arena duel"
     if workers is not None and workers < 1:
         fail(f"--workers must be at least 1, got {workers}")
