@@ -9,9 +9,10 @@ a pair as independent dice would give it (both seat orders, different dice).  Th
 
     Var(pair score, independent dice) / Var(pair score, duplicate dice)
 
-which is Var(game score) / (2 Var(duplicate pair score)) up to the first-seat advantage: how many
-times more games independent dice need for the same precision.  Its 95% interval comes from a
-bootstrap over blocks of two deals (the unit both samples are built from).  Also printed: each
+which is Var(game score) / (2 Var(duplicate pair score)) up to the first-seat advantage (that
+ratio is printed too, as Vg/2Vp): how many times more games independent dice need for the same
+precision.  Its 95% interval comes from a bootstrap over blocks of two deals (the unit both
+samples are built from).  Also printed: each
 pairing's pentanomial frequencies (pairs scoring 0, 1/4, 1/2, 3/4, 1), the shapes the SPRT
 benchmark simulates.
 """
@@ -93,14 +94,18 @@ def main() -> None:
         f"duplicate vs independent dice on {args.rules}, {args.games:,} games per pairing "
         f"(95% bootstrap intervals over {BOOTSTRAP:,} resamples of two-deal blocks)"
     )
-    print(f"  {'A vs B':<52} {'score':>6} {'split':>6} {'gain':>6}  {'95% interval':<14} pentanomial")
+    print(
+        f"  {'A vs B':<52} {'score':>6} {'split':>6} {'gain':>6}  {'95% interval':<14} "
+        f"{'Vg/2Vp':>6}  pentanomial"
+    )
     for a, b in PAIRINGS:
         began = time.perf_counter()
         result = gain(a_scores(args.rules, a, b, args.games, args.workers, args.seed), rng)
         shape = " ".join(f"{p:.3f}" for p in result["pentanomial"])
         print(
             f"  {a + ' vs ' + b:<52} {result['score']:6.3f} {result['split']:6.1%} "
-            f"{result['gain']:5.1f}x  [{result['low']:4.1f}, {result['high']:4.1f}]    {shape}"
+            f"{result['gain']:5.1f}x  [{result['low']:4.1f}, {result['high']:4.1f}]   "
+            f"{result['game_ratio']:5.1f}x  {shape}"
             f"  ({time.perf_counter() - began:.0f} s)",
             flush=True,
         )
