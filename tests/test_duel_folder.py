@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 import signal
 import subprocess
 import sys
@@ -161,6 +162,17 @@ def test_resume_refuses_other_settings(decided: tuple[Path, dict], args: list[st
     code, out, err = run("duel", "--resume", str(folder), *args)
     assert code == 2 and out == "" and message in err and len(err.strip().splitlines()) == 1
     assert (folder / "games.csv").read_bytes() == before
+
+
+def test_a_damaged_games_csv_is_one_line(decided: tuple[Path, dict], tmp_path: Path) -> None:
+    folder, _ = decided
+    broken = tmp_path / "damaged"
+    shutil.copytree(folder, broken)
+    text = (broken / "games.csv").read_text()
+    (broken / "games.csv").write_text(text.replace('"threshold:bank_at=200,min_dice=3"', "someone", 1))
+    code, out, err = run("duel", "--resume", str(broken))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "games.csv is damaged (game 0 is not the duel's game 0); the duel can't be resumed" in err
 
 
 def test_duels_and_tournaments_do_not_resume_each_other(decided: tuple[Path, dict], tmp_path: Path) -> None:

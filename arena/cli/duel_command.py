@@ -18,7 +18,17 @@ from arena.cli.output import echo_json, fail
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
 from arena.players import StrategyError, load_player_spec
 from arena.tournament.batch import FaultDetail
-from arena.tournament.duel import ROWS_PER_PAIR, DuelOutcome, Sprt, SprtError, duel_limit, duel_spec, run_duel
+from arena.tournament.duel import (
+    ROWS_PER_PAIR,
+    DuelOutcome,
+    DuelTally,
+    Sprt,
+    SprtError,
+    duel_limit,
+    duel_spec,
+    replay_games,
+    run_duel,
+)
 from arena.tournament.fault_log import FaultCollector, FaultStop, FaultWatch, full_traceback, warning_block
 from arena.tournament.run_folder import RunFolder, RunFolderError, load_saved_run, load_saved_spec
 from arena.tournament.run_info import now_text, run_info
@@ -152,6 +162,8 @@ def duel_command(
                 )
             folder = RunFolder.resume(resume, spec, ROWS_PER_PAIR, kind="duel")
             folder.completed_games *= 2  # resume counted whole pairs (units of four rows)
+            # Read the saved games once now, so a damaged file is one line before anything runs.
+            replay_games(folder.path / "games.csv", spec.labels, DuelTally(sprt), folder.completed_games // 2)
         else:
             if player_a is None or player_b is None:
                 fail("give two players, A and B (or --resume DIR to continue a duel)")
@@ -205,6 +217,8 @@ def duel_command(
         )
     except FaultStop as stop:
         fail_at_fault(stop.detail)
+    except RunFolderError as exc:
+        fail(str(exc))
     data = duel_json(outcome, rules.name, folder.path)
     folder.write_json("duel.json", data)
     info = run_info(

@@ -28,7 +28,7 @@ from arena.analysis.sprt import Sprt, SprtError
 from arena.engine import Ruleset
 from arena.players import PlayerSpec
 from arena.tournament.batch import BatchResult
-from arena.tournament.run_folder import GAMES, RunFolder
+from arena.tournament.run_folder import GAMES, RunFolder, RunFolderError
 from arena.tournament.runner import BatchFailed, batch_ranges, batch_results
 from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
 
@@ -125,31 +125,32 @@ class DuelOutcome:
 
 
 def replay_games(path: Path, labels: tuple[str, str], state: DuelTally, pairs: int) -> None:
-    """Feed the first ``pairs`` pairs of a duel's games.csv into ``state``, as if just played."""
+    """Feed the first ``pairs`` pairs of a duel's games.csv into ``state``, as if just played.
+    Raises :class:`RunFolderError` (one line) if the file is not such a duel's games."""
+    shares: list[tuple[float, float]] = []
+    faults = 0
     with open(path, encoding="utf-8", newline="") as file:
         rows = csv.DictReader(file)
-        game: list[dict[str, str]] = []
-        pair: list[tuple[tuple[float, float], int]] = []
-        for row in rows:
-            game.append(row)
-            if len(game) < 2:
-                continue
-            by_seat = sorted(game, key=lambda r: int(r["seat"]))
-            shares = (float(by_seat[0]["win"]), float(by_seat[1]["win"]))
-            pair.append((shares, sum(r["status"] != "ok" for r in game)))
-            game = []
-            if len(pair) == 2:
-                (a_first, f1), (b_first, f2) = pair
-                if by_seat[0]["player"] != labels[1]:
-                    raise ValueError(
-                        f"{path} is not in the order of a duel of {labels[0]} against {labels[1]}"
-                    )
-                state.add_pair(a_first, b_first)
-                state.faults += f1 + f2
-                pair = []
-                pairs -= 1
-                if pairs == 0 or state.verdict is not None:
-                    return
+        try:
+            for game in range(2 * pairs):
+                seats = [next(rows), next(rows)]
+                order = [labels[game % 2], labels[1 - game % 2]]  # game 2d seats A first, 2d+1 B
+                if (
+                    [int(r["game"]) for r in seats] != [game, game]
+                    or [r["seat"] for r in seats] != ["0", "1"]
+                    or [r["player"] for r in seats] != order
+                ):
+                    raise ValueError(f"game {game} is not the duel's game {game}")
+                shares.append((float(seats[0]["win"]), float(seats[1]["win"])))
+                faults += sum(r["status"] != "ok" for r in seats)
+                if game % 2:
+                    state.add_pair(shares[-2], shares[-1])
+                    if state.verdict is not None:
+                        break
+        except (StopIteration, KeyError, TypeError, ValueError) as exc:
+            detail = " ".join(str(exc).split()) or type(exc).__name__
+            raise RunFolderError(f"{path} is damaged ({detail}); the duel can't be resumed from it") from None
+    state.faults += faults
 
 
 @contextmanager
@@ -207,7 +208,11 @@ def run_duel(
     start = 0
     if folder is not None and folder.completed_games:
         start = folder.completed_games
-        replay_games(folder.path / GAMES, labels, state, start // 2)
+        try:
+            replay_games(folder.path / GAMES, labels, state, start // 2)
+        except RunFolderError:
+            folder.close()
+            raise
     size = batch_size or 2 * PAIRS_PER_TASK
     tasks = list(batch_ranges(start, limit, workers, size + size % 2))  # whole pairs in every batch
     bar = tqdm(
