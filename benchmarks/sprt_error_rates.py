@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from arena.analysis.pairs import PairTally
-from arena.analysis.sprt import OUTCOMES, Sprt
+from arena.analysis.sprt import NELO_PER_NT, OUTCOMES, Sprt
 from arena.analysis.stats import elo_from_score, score_from_elo, wilson_interval
 from arena.engine import derive_seed, load_ruleset
 from arena.players import load_player_spec, play_match
@@ -48,6 +48,7 @@ from arena.tournament.duel import run_duel
 
 SPRT = Sprt(0, 20)
 EDGE = score_from_elo(20)
+NORMALIZED = Sprt(0, 10, model="normalized")
 MAX_PAIRS = 10_000
 CHUNK = 250  # duels per simulation task
 STRONG, WEAK = "threshold", "greedy"
@@ -157,14 +158,31 @@ def tilted(shape: list[float], target: float) -> np.ndarray:
     return q
 
 
+def tilted_to_t(shape: list[float], nelo: float) -> np.ndarray:
+    """``shape`` exponentially tilted to a normalized Elo of ``nelo``: a pair-score t-value
+    (mu - 1/2) / sigma of nelo / (800 / ln 10) * sqrt 2."""
+    p, x = np.array(shape, float), np.array(OUTCOMES)
+    p /= p.sum()
+    target = nelo / NELO_PER_NT * math.sqrt(2)
+    low, high = -200.0, 200.0
+    for _ in range(200):
+        theta = (low + high) / 2
+        q = p * np.exp(theta * x)
+        q /= q.sum()
+        mean = q @ x
+        low, high = (theta, high) if (mean - 0.5) / math.sqrt(q @ (x - mean) ** 2) < target else (low, theta)
+    return q
+
+
 SAMPLERS: dict[str, callable] = {}  # filled before the worker processes fork
+TESTS: dict[str, Sprt] = {}  # the test a sampler's duels run, where it is not SPRT
 
 
 def simulate(task: tuple[str, int, int]) -> tuple[collections.Counter, int]:
     """``CHUNK`` duels of one sampler: their verdicts and how many pairs they took in all."""
     name, chunk, seed = task
     rng = np.random.default_rng([seed, chunk, *name.encode()])
-    draw = SAMPLERS[name]
+    draw, sprt = SAMPLERS[name], TESTS.get(name, SPRT)
     verdicts: collections.Counter = collections.Counter()
     pairs = 0
     for _ in range(CHUNK):
@@ -172,12 +190,37 @@ def simulate(task: tuple[str, int, int]) -> tuple[collections.Counter, int]:
         while verdict is None and tally.pairs < MAX_PAIRS:
             for outcome in draw(rng, 64):
                 tally.add(OUTCOMES[outcome])
-                _, verdict = tally.decision(SPRT)
+                _, verdict = tally.decision(sprt)
                 if verdict is not None or tally.pairs == MAX_PAIRS:
                     break
         verdicts[verdict] += 1
         pairs += tally.pairs
     return verdicts, pairs
+
+
+def simulate_normalized(duels: int, workers: int, seed: int, began: float) -> None:
+    """The normalized model on the first shape, at 0 and at elo1 normalized Elo."""
+    label, shape = next(iter(SHAPES.items()))
+    truths = {f"normalized@{nelo:g}": (nelo, tilted_to_t(shape, nelo)) for nelo in (0, NORMALIZED.elo1)}
+    for name, (_, q) in truths.items():
+        SAMPLERS[name], TESTS[name] = shape_sampler(q), NORMALIZED
+    chunks = -(-duels // CHUNK)
+    tasks = [(name, chunk, seed) for name in truths for chunk in range(chunks)]
+    with ProcessPoolExecutor(workers) as pool:
+        found = list(pool.map(simulate, tasks))
+    n = chunks * CHUNK
+    print(f"\nsimulated, --sprt {NORMALIZED}: {label}, {n:,} duels per truth")
+    for name, (nelo, q) in truths.items():
+        mine = [result for (task, _, _), result in zip(tasks, found, strict=True) if task == name]
+        verdicts = sum((v for v, _ in mine), collections.Counter())
+        pairs = sum(p for _, p in mine)
+        wrong = "H1" if nelo == 0 else "H0"
+        logistic = elo_from_score(float(q @ np.array(OUTCOMES)))
+        print(
+            f"  at {nelo:g} normalized Elo ({logistic:+.1f} logistic): {wrong} accepted "
+            f"{rate(verdicts[wrong], n)}, {verdicts[None]} undecided, {pairs / n:.0f} pairs a duel"
+        )
+    print(f"  ({time.perf_counter() - began:.0f} s)")
 
 
 def rate(count: int, n: int) -> str:
@@ -223,6 +266,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--duels", type=int, default=4000, help="simulated duels per case and truth")
     parser.add_argument("--real-duels", type=int, default=200, help="real duels per truth")
+    parser.add_argument(
+        "--normalized-duels",
+        type=int,
+        default=0,
+        help=f"also simulate this many duels per truth of --sprt {NORMALIZED} (slow: thousands of pairs)",
+    )
     parser.add_argument("--calibration-deals", type=int, default=50_000, help="deals, each played 4 ways")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--rules", default="standard")
@@ -277,6 +326,8 @@ def main() -> None:
             cells.append(f"{rate(verdicts[wrong], n):<28} {pairs / n:6.0f}{undecided}")
         print(f"  {label:<42} {cells[0]}   {cells[1]}")
     print(f"  ({time.perf_counter() - began:.0f} s)")
+    if args.normalized_duels:
+        simulate_normalized(args.normalized_duels, args.workers, args.seed, began)
 
     # 3. real duels
     with tempfile.TemporaryDirectory() as folder:
