@@ -249,12 +249,33 @@ def test_pairs_are_counted_in_ptnml_order() -> None:
 
 
 # --- --sprt settings --------------------------------------------------------------------------------
+@pytest.mark.parametrize("model", ["logistic", "normalized"])
+def test_the_llr_is_finite_up_to_the_limits(model: str) -> None:
+    limit = 2000 if model == "logistic" else 200
+    for elo in (-limit, -limit / 2, 0, limit / 2, limit - 1):
+        sprt = Sprt(elo, elo + 1, model=model)
+        for counts in (
+            [0] * 5,
+            [1, 0, 0, 0, 0],
+            [0, 0, 0, 0, 50],
+            [3, 20, 300, 25, 4],
+            [0, 0, 1000, 0, 0],
+            [1] * 5,
+        ):
+            assert math.isfinite(sprt.llr(counts)), (elo, counts)
+
+
 def test_sprt_settings_parse() -> None:
     sprt = Sprt.parse("elo0=0, elo1=5, model=normalized")
     assert sprt == Sprt(0, 5, 0.05, 0.05, "normalized") and Sprt.parse("") == Sprt()
     assert Sprt(**sprt.as_dict()) == sprt
     assert str(sprt) == "elo0=0 elo1=5 alpha=0.05 beta=0.05 model=normalized"
     assert sprt.bounds == sprt_bounds(0.05, 0.05) == pytest.approx((-2.944, 2.944), abs=5e-4)
-    for text, message in (("model=bayes", "model must be logistic or normalized"), ("elo1=inf", "finite")):
+    for text, message in (
+        ("model=bayes", "model must be logistic or normalized"),
+        ("elo1=inf", "finite"),
+        ("elo0=-2500", "elo0 must be between -2000 and 2000 for model=logistic"),
+        ("elo1=300,model=normalized", "elo1 must be between -200 and 200 for model=normalized"),
+    ):
         with pytest.raises(SprtError, match=message):
             Sprt.parse(text)

@@ -38,6 +38,8 @@ PRIOR = 1e-3
 #: Normalized Elo per unit of the per-game t-value nt (800 / ln 10 = 347.4).
 NELO_PER_NT = 800 / math.log(10)
 MODELS = ("logistic", "normalized")
+#: The largest |elo0|, |elo1| each model accepts.
+ELO_LIMITS = {"logistic": 2000, "normalized": 200}
 
 
 def regularized(counts: Sequence[float]) -> tuple[float, list[float]]:
@@ -189,8 +191,6 @@ class Sprt:
             if not eq or key not in ("elo0", "elo1", "alpha", "beta", "model"):
                 raise SprtError(f"--sprt: {item!r} is not one of elo0=, elo1=, alpha=, beta=, model=")
             if key == "model":
-                if raw not in MODELS:
-                    raise SprtError(f"--sprt: model must be {' or '.join(MODELS)}, got {raw!r}")
                 values[key] = raw
                 continue
             try:
@@ -199,13 +199,25 @@ class Sprt:
                 raise SprtError(f"--sprt: {key} must be a number, got {raw!r}") from None
             if not math.isfinite(values[key]):
                 raise SprtError(f"--sprt: {key} must be a finite number, got {raw!r}")
-        sprt = cls(**values)
-        if not sprt.elo1 > sprt.elo0:
-            raise SprtError(f"--sprt: elo1 must be above elo0, got elo0={sprt.elo0:g}, elo1={sprt.elo1:g}")
+        return cls(**values)
+
+    def __post_init__(self) -> None:
+        if self.model not in MODELS:
+            raise SprtError(f"--sprt: model must be {' or '.join(MODELS)}, got {self.model!r}")
+        if not self.elo1 > self.elo0:
+            raise SprtError(f"--sprt: elo1 must be above elo0, got elo0={self.elo0:g}, elo1={self.elo1:g}")
+        # Beyond these the scores are 0 or 1 to double precision (logistic), or the t-value MLE
+        # stops converging (normalized); no test needs them.
+        limit = ELO_LIMITS[self.model]
+        for name in ("elo0", "elo1"):
+            if not -limit <= getattr(self, name) <= limit:
+                raise SprtError(
+                    f"--sprt: {name} must be between -{limit} and {limit} for model={self.model}, "
+                    f"got {getattr(self, name):g}"
+                )
         for name in ("alpha", "beta"):
-            if not 0 < getattr(sprt, name) < 0.5:
-                raise SprtError(f"--sprt: {name} must be between 0 and 0.5, got {getattr(sprt, name):g}")
-        return sprt
+            if not 0 < getattr(self, name) < 0.5:
+                raise SprtError(f"--sprt: {name} must be between 0 and 0.5, got {getattr(self, name):g}")
 
     @property
     def bounds(self) -> tuple[float, float]:
