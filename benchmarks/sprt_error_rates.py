@@ -215,7 +215,7 @@ def simulate_normalized(duels: int, workers: int, seed: int, began: float) -> No
         verdicts = sum((v for v, _ in mine), collections.Counter())
         pairs = sum(p for _, p in mine)
         wrong = "H1" if nelo == 0 else "H0"
-        logistic = elo_from_score(float(q @ np.array(OUTCOMES)))
+        logistic = round(elo_from_score(float(q @ np.array(OUTCOMES))), 1) + 0.0  # no "-0.0"
         print(
             f"  at {nelo:g} normalized Elo ({logistic:+.1f} logistic): {wrong} accepted "
             f"{rate(verdicts[wrong], n)}, {verdicts[None]} undecided, {pairs / n:.0f} pairs a duel"
