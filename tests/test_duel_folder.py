@@ -59,7 +59,13 @@ def decided(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
 
 def test_a_duel_writes_a_run_folder(decided: tuple[Path, dict]) -> None:
     folder, data = decided
-    assert {p.name for p in folder.iterdir()} == {"games.csv", "duel.json", "run.json", "spec.json"}
+    assert {p.name for p in folder.iterdir()} == {
+        "games.csv",
+        "games.idx",
+        "duel.json",
+        "run.json",
+        "spec.json",
+    }
     assert json.loads((folder / "duel.json").read_text()) == data  # what --json printed
     assert data["sprt"]["accepted"] == "H1" and data["complete"] is True and data["folder"] == str(folder)
     info = json.loads((folder / "run.json").read_text())
@@ -96,42 +102,48 @@ def test_the_games_are_the_same_whatever_the_workers_and_batches(
     }
 
 
-@pytest.mark.parametrize("keep", [0.3, 0.8])
-def test_resume_after_a_cut_equals_the_uninterrupted_duel(
-    decided: tuple[Path, dict], tmp_path: Path, keep: float
+def killed_copy(folder: Path, dest: Path, batches: int, torn: bytes = b"classic,9999,12,34") -> None:
+    """``folder`` as a kill would have left it after its first ``batches`` batches had been
+    written (games.csv and their journal lines in games.idx), plus the start of the next batch's
+    bytes; no duel.json or run.json yet."""
+    shutil.copytree(folder, dest)
+    journal = (dest / "games.idx").read_bytes().splitlines(keepends=True)[:batches]
+    end = (
+        json.loads(journal[-1])["end"]
+        if journal
+        else len((folder / "games.csv").read_bytes().split(b"\n")[0]) + 1
+    )
+    (dest / "games.idx").write_bytes(b"".join(journal))
+    (dest / "games.csv").write_bytes((folder / "games.csv").read_bytes()[:end] + torn)
+    for name in ("duel.json", "run.json"):
+        (dest / name).unlink()
+
+
+@pytest.mark.parametrize("batches", [0, 1, 2])
+def test_resume_after_a_kill_equals_the_uninterrupted_duel(
+    decided: tuple[Path, dict], tmp_path: Path, batches: int
 ) -> None:
     folder, data = decided
     broken = tmp_path / "broken"
-    code, _, _ = run("duel", *DUEL, *SPRT, "--workers", "1", "--max-games", "2", "--out", str(broken))
-    assert code == 0
-    whole = (folder / "games.csv").read_bytes()
-    # A run killed part-way: a prefix of the file (here cut mid-pair) ending in a torn line.
-    (broken / "games.csv").write_bytes(whole[: int(len(whole) * keep)] + b"classic,9999,12,34")
-    (broken / "duel.json").unlink()
-    spec = json.loads((broken / "spec.json").read_text())
-    spec["games"] = 20_000  # the limit of the whole duel (this folder was started with 2)
-    spec["fingerprint"] = json.loads((folder / "spec.json").read_text())["fingerprint"]
-    (broken / "spec.json").write_text(json.dumps(spec))
+    killed_copy(folder, broken, batches)
     code, out, err = run("duel", "--resume", str(broken), "--json", "--workers", "2")
     assert code == 0, err
-    assert "resuming after game" in err
-    assert (broken / "games.csv").read_bytes() == whole
+    assert (broken / "games.csv").read_bytes() == (folder / "games.csv").read_bytes()
     assert {k: v for k, v in json.loads(out).items() if k != "folder"} == {
         k: v for k, v in data.items() if k != "folder"
     }
     # A decided duel resumed again plays nothing and says the same.
-    code, again, _ = run("duel", "--resume", str(broken), "--json")
+    code, again, err = run("duel", "--resume", str(broken), "--json")
     assert code == 0 and json.loads(again) == json.loads(out)
+    assert f"resuming after game {data['games']:,}" in err
     assert json.loads((broken / "run.json").read_text())["games_written"] == data["games"]
 
 
 def test_a_duel_without_sprt_resumes_to_its_games(tmp_path: Path) -> None:
     whole, broken = tmp_path / "whole", tmp_path / "broken"
     args = ("duel", "greedy", "threshold", "--rules", "classic", "--games", "120", "--workers", "1")
-    assert run(*args, "--out", str(whole))[0] == 0
-    assert run(*args, "--out", str(broken))[0] == 0
-    lines = (whole / "games.csv").read_bytes().splitlines(keepends=True)
-    (broken / "games.csv").write_bytes(b"".join(lines[:99]))  # 49 games: half a pair at the end
+    assert run(*args, "--batch-size", "16", "--out", str(whole))[0] == 0
+    killed_copy(whole, broken, 3, torn=b"")  # three batches of 16 games
     code, out, err = run("duel", "--resume", str(broken))
     assert code == 0 and "resuming after game 48" in err
     assert (broken / "games.csv").read_bytes() == (whole / "games.csv").read_bytes()
@@ -164,15 +176,30 @@ def test_resume_refuses_other_settings(decided: tuple[Path, dict], args: list[st
     assert (folder / "games.csv").read_bytes() == before
 
 
-def test_a_damaged_games_csv_is_one_line(decided: tuple[Path, dict], tmp_path: Path) -> None:
-    folder, _ = decided
+def test_a_damaged_games_csv_is_cut_back_and_played_again(decided: tuple[Path, dict], tmp_path: Path) -> None:
+    # The journal's checksums catch an edited row: that batch and the rest are played again.
+    folder, data = decided
     broken = tmp_path / "damaged"
     shutil.copytree(folder, broken)
     text = (broken / "games.csv").read_text()
     (broken / "games.csv").write_text(text.replace('"threshold:bank_at=200,min_dice=3"', "someone", 1))
+    code, out, err = run("duel", "--resume", str(broken), "--json")
+    assert code == 0, err
+    assert (broken / "games.csv").read_bytes() == (folder / "games.csv").read_bytes()
+    assert json.loads(out)["pentanomial"] == data["pentanomial"]
+
+
+def test_half_a_pair_without_a_journal_is_one_line(decided: tuple[Path, dict], tmp_path: Path) -> None:
+    # Without games.idx the rows are checked one by one, and whole games, not pairs, are kept.
+    folder, _ = decided
+    broken = tmp_path / "half"
+    shutil.copytree(folder, broken)
+    (broken / "games.idx").unlink()
+    rows = (broken / "games.csv").read_bytes().splitlines(keepends=True)
+    (broken / "games.csv").write_bytes(b"".join(rows[:3]))  # game 0 and half of game 1
     code, out, err = run("duel", "--resume", str(broken))
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
-    assert "games.csv is damaged (game 0 is not the duel's game 0); the duel can't be resumed" in err
+    assert "ends in half a game pair" in err
 
 
 def test_duels_and_tournaments_do_not_resume_each_other(decided: tuple[Path, dict], tmp_path: Path) -> None:

@@ -19,7 +19,6 @@ from arena.cli.rules_commands import RULES_HELP, resolve_rules
 from arena.players import StrategyError, load_player_spec
 from arena.tournament.batch import FaultDetail
 from arena.tournament.duel import (
-    ROWS_PER_PAIR,
     DuelOutcome,
     DuelTally,
     Sprt,
@@ -160,8 +159,11 @@ def duel_command(
                     move_timeout=move_timeout if "move_timeout" in given else spec.move_timeout,
                     command=command,
                 )
-            folder = RunFolder.resume(resume, spec, ROWS_PER_PAIR, kind="duel")
-            folder.completed_games *= 2  # resume counted whole pairs (units of four rows)
+            folder = RunFolder.resume(resume, spec, 2, kind="duel")
+            if folder.completed_games % 2:  # only without its journal (games.idx) can this happen
+                raise RunFolderError(
+                    f"{resume / 'games.csv'} ends in half a game pair; the duel can't be resumed from it"
+                )
             # Read the saved games once now, so a damaged file is one line before anything runs.
             replay_games(folder.path / "games.csv", spec.labels, DuelTally(sprt), folder.completed_games // 2)
         else:
@@ -216,7 +218,7 @@ def duel_command(
             on_batch=FaultWatch(fail_fast, collector),
         )
     except FaultStop as stop:
-        fail_at_fault(stop.detail)
+        fail_at_fault(stop.detail, folder.path)
     except RunFolderError as exc:
         fail(str(exc))
     data = duel_json(outcome, rules.name, folder.path)
@@ -257,13 +259,15 @@ def duel_command(
         raise SystemExit(130)
 
 
-def fail_at_fault(detail: FaultDetail) -> NoReturn:
-    """``--fail-fast``: the fault's full traceback, one line, exit status 1."""
+def fail_at_fault(detail: FaultDetail, folder: Path) -> NoReturn:
+    """``--fail-fast``: the fault's full traceback, one line, exit status 1.  The games up to
+    the fault's batch are kept in ``folder``."""
     for line in full_traceback(detail):
         click.echo(line, err=True)
     fail(
         f"--fail-fast: {detail.player} faulted in game {detail.game:,} (seat {detail.seat}): "
-        f"{detail.status}: {detail.reason}",
+        f"{detail.status}: {detail.reason}; continue with "
+        f"`arena duel --resume {shlex.quote(str(folder))}`",
         1,
     )
 
