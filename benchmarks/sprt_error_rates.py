@@ -1,10 +1,13 @@
 """Error rates of `arena duel --sprt elo0=0,elo1=20` (alpha = beta = 0.05), simulated and real.
 
     python benchmarks/sprt_error_rates.py [--duels 4000] [--real-duels 200] [--workers 2]
+        [--normalized-duels N] [--earliest]
 
-About 5 to 10 minutes on two cores.  It prints, for each case, how often the test accepts H1
-when the truth is 0 Elo (false positive) and H0 when the truth is +20 Elo (false negative), with
-95% Wilson intervals; both should be at most 5% plus simulation error.
+3 to 8 minutes on two cores (the normalized model adds about 6 minutes for 1,000 duels, the
+earliest decision 2 to 4; --duels 0 or --real-duels 0 skip those parts).  It prints, for each
+case, how often the test accepts H1 when the truth is 0 Elo (false positive) and H0 when the
+truth is +20 Elo (false negative), with 95% Wilson intervals; both should be at most 5% plus
+simulation error.
 
 1. Calibration.  A bot with a known edge: "mixture" plays a strong bot S (threshold) in a game
    with probability q, drawn from its seeded ``info.rng``, and a weak bot W (greedy) otherwise.
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import itertools
 import math
 import os
 import platform
@@ -223,6 +227,21 @@ def simulate_normalized(duels: int, workers: int, seed: int, began: float) -> No
     print(f"  ({time.perf_counter() - began:.0f} s)")
 
 
+def earliest_decision(sprt: Sprt, most: int = 200) -> tuple[int, float, float]:
+    """The fewest pairs after which some pentanomial reaches a bound of ``sprt``, with the lowest
+    and highest LLR at that number: every count vector of n pairs, n = 1, 2, ... (C(n+4, 4) of
+    them), so a minimum number of pairs below it could never change a verdict."""
+    low, high = sprt.bounds
+    for n in range(1, most + 1):
+        llrs = [
+            sprt.llr([c1, c2 - c1 - 1, c3 - c2 - 1, c4 - c3 - 1, n + 3 - c4])
+            for c1, c2, c3, c4 in itertools.combinations(range(n + 4), 4)
+        ]
+        if min(llrs) <= low or max(llrs) >= high:
+            return n, min(llrs), max(llrs)
+    return most + 1, math.nan, math.nan
+
+
 def rate(count: int, n: int) -> str:
     low, high = wilson_interval(count, n)
     return f"{count / n * 100:5.2f} % [{low * 100:4.2f}, {high * 100:4.2f}]"
@@ -272,6 +291,9 @@ def main() -> None:
         default=0,
         help=f"also simulate this many duels per truth of --sprt {NORMALIZED} (slow: thousands of pairs)",
     )
+    parser.add_argument(
+        "--earliest", action="store_true", help="also find the fewest pairs that can decide (a few minutes)"
+    )
     parser.add_argument("--calibration-deals", type=int, default=50_000, help="deals, each played 4 ways")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--rules", default="standard")
@@ -280,77 +302,86 @@ def main() -> None:
     began = time.perf_counter()
     print(f"SPRT {SPRT} on {args.rules}; {machine()}")
 
-    # 1. calibration
-    deals = calibrate(args.rules, args.calibration_deals, args.workers, args.seed)
-    pair = (deals[:, 0] + deals[:, 1]) / 2
-    s_sw, se = float(pair.mean()), float(pair.std(ddof=1)) / math.sqrt(len(pair))
-    q = (EDGE - 0.5) / (s_sw - 0.5)
-    edges = [elo_from_score(q * s + (1 - q) * 0.5) for s in (s_sw - 1.96 * se, s_sw + 1.96 * se)]
-    print(
-        f"\ncalibration: {STRONG} scores {s_sw:.4f} ± {1.96 * se:.4f} against {WEAK} "
-        f"({len(deals):,} deals in both seat orders); q = {q:.4f} puts the mixture at +20 Elo, "
-        f"true edge +{edges[0]:.2f} to +{edges[1]:.2f} Elo (95%)  ({time.perf_counter() - began:.0f} s)"
-    )
+    if args.duels or args.real_duels:  # both need the calibrated mixture
+        # 1. calibration
+        deals = calibrate(args.rules, args.calibration_deals, args.workers, args.seed)
+        pair = (deals[:, 0] + deals[:, 1]) / 2
+        s_sw, se = float(pair.mean()), float(pair.std(ddof=1)) / math.sqrt(len(pair))
+        q = (EDGE - 0.5) / (s_sw - 0.5)
+        edges = [elo_from_score(q * s + (1 - q) * 0.5) for s in (s_sw - 1.96 * se, s_sw + 1.96 * se)]
+        print(
+            f"\ncalibration: {STRONG} scores {s_sw:.4f} ± {1.96 * se:.4f} against {WEAK} "
+            f"({len(deals):,} deals in both seat orders); q = {q:.4f} puts the mixture at +20 Elo, "
+            f"true edge +{edges[0]:.2f} to +{edges[1]:.2f} Elo (95%)  ({time.perf_counter() - began:.0f} s)"
+        )
 
-    # 2. simulated duels
-    cases: list[tuple[str, str | None, str | None]] = []  # label, sampler at 0 Elo, at +20 Elo
-    for label, shape in SHAPES.items():
-        SAMPLERS[f"{label}@0"] = shape_sampler(tilted(shape, 0.5))
-        SAMPLERS[f"{label}@20"] = shape_sampler(tilted(shape, EDGE))
-        cases.append((label, f"{label}@0", f"{label}@20"))
-    SAMPLERS["twins@0"] = shape_sampler(np.array([0, 0, 1.0, 0, 0]))
-    cases.append(("two copies of a deterministic bot", "twins@0", None))
-    SAMPLERS["mixture@0"] = mixture_sampler(deals, q, twin=True)
-    SAMPLERS["mixture@20"] = mixture_sampler(deals, q, twin=False)
-    cases.append(("mixture (known edge, calibration deals)", "mixture@0", "mixture@20"))
-    chunks = -(-args.duels // CHUNK)
-    names = [name for _, *both in cases for name in both if name is not None]
-    with ProcessPoolExecutor(args.workers) as pool:
-        tasks = [(name, chunk, args.seed) for name in names for chunk in range(chunks)]
-        results: dict[str, tuple[collections.Counter, int]] = {}
-        for (name, _, _), (verdicts, pairs) in zip(tasks, pool.map(simulate, tasks), strict=True):
-            old = results.get(name, (collections.Counter(), 0))
-            results[name] = (old[0] + verdicts, old[1] + pairs)
-    n = chunks * CHUNK
-    print(f"\nsimulated: {n:,} duels per case and truth, at most {MAX_PAIRS:,} pairs each")
-    head = f"{'at 0 Elo: H1 accepted':<28} {'pairs':>6}   {'at +20 Elo: H0 accepted':<28} {'pairs':>6}"
-    print(f"  {'case':<42} {head}")
-    for label, at0, at20 in cases:
-        cells = []
-        for name, wrong in ((at0, "H1"), (at20, "H0")):
-            if name is None:
-                cells.append(f"{'-':<28} {'':>6}")
-                continue
-            verdicts, pairs = results[name]
-            undecided = f" ({verdicts[None]} undecided)" if verdicts[None] else ""
-            cells.append(f"{rate(verdicts[wrong], n):<28} {pairs / n:6.0f}{undecided}")
-        print(f"  {label:<42} {cells[0]}   {cells[1]}")
-    print(f"  ({time.perf_counter() - began:.0f} s)")
+    if args.duels:
+        # 2. simulated duels
+        cases: list[tuple[str, str | None, str | None]] = []  # label, sampler at 0 Elo, at +20 Elo
+        for label, shape in SHAPES.items():
+            SAMPLERS[f"{label}@0"] = shape_sampler(tilted(shape, 0.5))
+            SAMPLERS[f"{label}@20"] = shape_sampler(tilted(shape, EDGE))
+            cases.append((label, f"{label}@0", f"{label}@20"))
+        SAMPLERS["twins@0"] = shape_sampler(np.array([0, 0, 1.0, 0, 0]))
+        cases.append(("two copies of a deterministic bot", "twins@0", None))
+        SAMPLERS["mixture@0"] = mixture_sampler(deals, q, twin=True)
+        SAMPLERS["mixture@20"] = mixture_sampler(deals, q, twin=False)
+        cases.append(("mixture (known edge, calibration deals)", "mixture@0", "mixture@20"))
+        chunks = -(-args.duels // CHUNK)
+        names = [name for _, *both in cases for name in both if name is not None]
+        with ProcessPoolExecutor(args.workers) as pool:
+            tasks = [(name, chunk, args.seed) for name in names for chunk in range(chunks)]
+            results: dict[str, tuple[collections.Counter, int]] = {}
+            for (name, _, _), (verdicts, pairs) in zip(tasks, pool.map(simulate, tasks), strict=True):
+                old = results.get(name, (collections.Counter(), 0))
+                results[name] = (old[0] + verdicts, old[1] + pairs)
+        n = chunks * CHUNK
+        print(f"\nsimulated: {n:,} duels per case and truth, at most {MAX_PAIRS:,} pairs each")
+        head = f"{'at 0 Elo: H1 accepted':<28} {'pairs':>6}   {'at +20 Elo: H0 accepted':<28} {'pairs':>6}"
+        print(f"  {'case':<42} {head}")
+        for label, at0, at20 in cases:
+            cells = []
+            for name, wrong in ((at0, "H1"), (at20, "H0")):
+                if name is None:
+                    cells.append(f"{'-':<28} {'':>6}")
+                    continue
+                verdicts, pairs = results[name]
+                undecided = f" ({verdicts[None]} undecided)" if verdicts[None] else ""
+                cells.append(f"{rate(verdicts[wrong], n):<28} {pairs / n:6.0f}{undecided}")
+            print(f"  {label:<42} {cells[0]}   {cells[1]}")
+        print(f"  ({time.perf_counter() - began:.0f} s)")
     if args.normalized_duels:
         simulate_normalized(args.normalized_duels, args.workers, args.seed, began)
+    if args.earliest:
+        n, low, high = earliest_decision(SPRT)
+        print(
+            f"\nno pentanomial of fewer than {n} pairs reaches a bound (every count vector checked; at {n} "
+            f"pairs the LLR ranges over [{low:.3f}, {high:.3f}])  ({time.perf_counter() - began:.0f} s)"
+        )
 
-    # 3. real duels
-    with tempfile.TemporaryDirectory() as folder:
-        bot = Path(folder) / "mixture.py"
-        bot.write_text(MIXTURE.format(strong=STRONG, weak=WEAK))
-        mixture = f"{bot}:Mixture:q={q!r},salt=0"
-        second = f"{bot}:Mixture:q={q!r},salt=1"
-        print(f"\nreal duels: run_duel of the mixture (q = {q:.4f}), seeds 1 to {args.real_duels}")
-        for label, b, wrong in (
-            ("against greedy (+20 Elo)", WEAK, "H0"),
-            ("against its copy (0 Elo)", second, "H1"),
-        ):
-            found = list(real_duels(args.rules, mixture, b, args.real_duels, args.workers))
-            verdicts = collections.Counter(v for v, _, _ in found)
-            counts = np.sum([c for _, _, c in found], axis=0)
-            mean_pairs = sum(p for _, p, _ in found) / len(found)
-            shape = " ".join(f"{c / counts.sum():.3f}" for c in counts)
-            print(
-                f"  {label:<26} {wrong} accepted {rate(verdicts[wrong], len(found))}  "
-                f"({dict(verdicts)}, {mean_pairs:.0f} pairs a duel, pentanomial {shape})"
-                f"  ({time.perf_counter() - began:.0f} s)",
-                flush=True,
-            )
+    if args.real_duels:
+        # 3. real duels
+        with tempfile.TemporaryDirectory() as folder:
+            bot = Path(folder) / "mixture.py"
+            bot.write_text(MIXTURE.format(strong=STRONG, weak=WEAK))
+            mixture = f"{bot}:Mixture:q={q!r},salt=0"
+            second = f"{bot}:Mixture:q={q!r},salt=1"
+            print(f"\nreal duels: run_duel of the mixture (q = {q:.4f}), seeds 1 to {args.real_duels}")
+            for label, b, wrong in (
+                ("against greedy (+20 Elo)", WEAK, "H0"),
+                ("against its copy (0 Elo)", second, "H1"),
+            ):
+                found = list(real_duels(args.rules, mixture, b, args.real_duels, args.workers))
+                verdicts = collections.Counter(v for v, _, _ in found)
+                counts = np.sum([c for _, _, c in found], axis=0)
+                mean_pairs = sum(p for _, p, _ in found) / len(found)
+                shape = " ".join(f"{c / counts.sum():.3f}" for c in counts)
+                print(
+                    f"  {label:<26} {wrong} accepted {rate(verdicts[wrong], len(found))}  "
+                    f"({dict(verdicts)}, {mean_pairs:.0f} pairs a duel, pentanomial {shape})"
+                    f"  ({time.perf_counter() - began:.0f} s)",
+                    flush=True,
+                )
 
 
 if __name__ == "__main__":
