@@ -1,6 +1,6 @@
 """Error rates of `arena duel --sprt elo0=0,elo1=20` (alpha = beta = 0.05), simulated and real.
 
-    python benchmarks/sprt_error_rates.py [--duels 4000] [--real-duels 200] [--workers 2]
+    python benchmarks/sprt_error_rates.py [--duels 4000] [--real-duels 500] [--workers 2]
         [--normalized-duels N] [--earliest]
 
 3 to 8 minutes on two cores (the normalized model adds about 6 minutes for 1,000 duels, the
@@ -284,7 +284,7 @@ def machine() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--duels", type=int, default=4000, help="simulated duels per case and truth")
-    parser.add_argument("--real-duels", type=int, default=200, help="real duels per truth")
+    parser.add_argument("--real-duels", type=int, default=500, help="real duels per truth")
     parser.add_argument(
         "--normalized-duels",
         type=int,
