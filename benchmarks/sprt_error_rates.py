@@ -3,8 +3,8 @@
     python benchmarks/sprt_error_rates.py [--duels 4000] [--real-duels 500] [--workers 2]
         [--normalized-duels N] [--earliest]
 
-3 to 8 minutes on two cores (the normalized model adds about 6 minutes for 1,000 duels, the
-earliest decision 2 to 4; --duels 0 or --real-duels 0 skip those parts).  It prints, for each
+4 to 8 minutes on two cores (the normalized model adds 4 to 6 minutes for 1,000 duels, the
+earliest decision about one; --duels 0 or --real-duels 0 skip those parts).  It prints, for each
 case, how often the test accepts H1 when the truth is 0 Elo (false positive) and H0 when the
 truth is +20 Elo (false negative), with 95% Wilson intervals; both should be at most 5% plus
 simulation error.
@@ -292,7 +292,7 @@ def main() -> None:
         help=f"also simulate this many duels per truth of --sprt {NORMALIZED} (slow: thousands of pairs)",
     )
     parser.add_argument(
-        "--earliest", action="store_true", help="also find the fewest pairs that can decide (a few minutes)"
+        "--earliest", action="store_true", help="also find the fewest pairs that can decide (about a minute)"
     )
     parser.add_argument("--calibration-deals", type=int, default=50_000, help="deals, each played 4 ways")
     parser.add_argument("--workers", type=int, default=2)
