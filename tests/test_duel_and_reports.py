@@ -53,8 +53,19 @@ def test_sprt_stops_at_the_same_pair_whatever_the_workers() -> None:
     assert (one.tally.pairs, one.llr, one.wins) == (two.tally.pairs, two.llr, two.wins)
 
 
-def test_duel_without_sprt_plays_the_games() -> None:
-    code, out, _ = run("duel", "optimal", "greedy", "--rules", "classic", "--games", "200", "--json")
+def test_duel_without_sprt_plays_the_games(tmp_path: Path) -> None:
+    code, out, _ = run(
+        "duel",
+        "optimal",
+        "greedy",
+        "--rules",
+        "classic",
+        "--games",
+        "200",
+        "--json",
+        "--out",
+        str(tmp_path / "d"),
+    )
     data = json.loads(out)
     assert code == 0 and data["games"] == 200 and data["pairs"] == 100 and "sprt" not in data
     assert sum(data["wins"]) == pytest.approx(200)
@@ -62,9 +73,19 @@ def test_duel_without_sprt_plays_the_games() -> None:
     assert low < data["score"] < high and data["elo"] > 0
 
 
-def test_duel_text_reports_everything() -> None:
+def test_duel_text_reports_everything(tmp_path: Path) -> None:
     code, out, _ = run(
-        "duel", "optimal", "greedy", "--rules", "standard", "--sprt", "elo0=0,elo1=20", "--max-games", "4000"
+        "duel",
+        "optimal",
+        "greedy",
+        "--rules",
+        "standard",
+        "--sprt",
+        "elo0=0,elo1=20",
+        "--max-games",
+        "4000",
+        "--out",
+        str(tmp_path / "d"),
     )
     assert code == 0
     for piece in (
@@ -75,7 +96,10 @@ def test_duel_text_reports_everything() -> None:
         "from game pairs",
         "counting games one by one",
         "Elo difference",
+        "pentanomial",
+        "LOS ",
         "LLR",
+        "model=logistic",
         "bounds [-2.94, 2.94]",
         "H1 accepted: optimal is stronger than greedy",
     ):
@@ -89,13 +113,15 @@ def test_duel_text_reports_everything() -> None:
         ("elo0=x", "elo0 must be a number"),
         ("elo0=10,elo1=5", "elo1 must be above elo0"),
         ("alpha=0.7", "alpha must be between 0 and 0.5"),
+        ("model=elo", "model must be logistic or normalized, got 'elo'"),
     ],
 )
-def test_bad_sprt_settings(text: str, message: str) -> None:
+def test_bad_sprt_settings(text: str, message: str, tmp_path: Path) -> None:
     with pytest.raises(SprtError, match=message):
         Sprt.parse(text)
-    code, out, err = run("duel", "greedy", "random", "--sprt", text)
+    code, out, err = run("duel", "greedy", "random", "--sprt", text, "--out", str(tmp_path / "d"))
     assert code == 2 and out == "" and message.replace("\\", "") in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "d").exists()
 
 
 def test_duel_bad_player_is_one_line() -> None:

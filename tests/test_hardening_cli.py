@@ -462,13 +462,13 @@ def test_fail_fast_stops_at_the_first_fault_and_resume_finishes_the_run(tmp_path
     same_files(out, whole)
 
 
-def test_fail_fast_in_a_duel(bots: Path) -> None:
+def test_fail_fast_in_a_duel(bots: Path, tmp_path: Path) -> None:
     args = ("duel", f"{bots}:Crasher", "greedy", "--rules", "classic", "--games", "20", "--workers", "1")
-    code, stdout, err = run(*args)
+    code, stdout, err = run(*args, "--out", str(tmp_path / "a"))
     assert code == 0 and "faults" in stdout
     assert "warning: crasher faulted in " in err and "of 20 games (error " in err
     assert f'File "{bots}", line {RAISES}, in pick' in err and "match.py" not in err
-    code, stdout, err = run(*args, "--fail-fast")
+    code, stdout, err = run(*args, "--fail-fast", "--out", str(tmp_path / "b"))
     assert code == 1 and stdout == "" and "arena/players/match.py" in err
     assert err.strip().splitlines()[-1].startswith("arena: error: --fail-fast: crasher faulted in game ")
 

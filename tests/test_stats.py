@@ -9,14 +9,8 @@ import pytest
 
 from arena.analysis.pairs import PairTally
 from arena.analysis.ratings import bradley_terry_elo
-from arena.analysis.stats import (
-    elo_from_score,
-    score_from_elo,
-    sprt_bounds,
-    sprt_llr_scores,
-    sprt_llr_wins,
-    wilson_interval,
-)
+from arena.analysis.sprt import Sprt
+from arena.analysis.stats import elo_from_score, score_from_elo, wilson_interval
 
 
 def test_wilson_interval_matches_scipy_and_statsmodels() -> None:
@@ -38,21 +32,6 @@ def test_elo_conversions() -> None:
     assert elo_from_score(1.0) == math.inf and elo_from_score(0.0) == -math.inf
 
 
-def test_sprt_bounds_and_llr() -> None:
-    low, high = sprt_bounds(0.05, 0.05)
-    assert round(low, 3) == -2.944 and round(high, 3) == 2.944
-    # Wald's exact LLR for won/lost games, by hand: W ln(p1/p0) + L ln((1-p1)/(1-p0)).
-    p0, p1 = 0.5, score_from_elo(5)
-    assert sprt_llr_wins(530, 470, 0, 5) == pytest.approx(
-        530 * math.log(p1 / p0) + 470 * math.log((1 - p1) / (1 - p0))
-    )
-    # The normal approximation agrees closely for small Elo differences.
-    exact = sprt_llr_wins(5300, 4700, 0, 5)
-    approx = sprt_llr_scores(10_000, 0.53, 0.53 * 0.47, 0, 5)
-    assert approx == pytest.approx(exact, rel=0.01)
-    assert sprt_llr_scores(0, 0.5, 0.25, 0, 5) == 0
-
-
 def test_pairs_narrow_the_interval_when_games_of_a_pair_cancel() -> None:
     # Duplicate play: the luck of a deal tends to give each side one game of the pair.
     rng = random.Random(1)
@@ -65,12 +44,14 @@ def test_pairs_narrow_the_interval_when_games_of_a_pair_cancel() -> None:
     assert low < tally.mean < high and tally.games == 4000
 
 
-def test_identical_pairs_have_a_small_but_positive_variance() -> None:
+def test_identical_pairs_leave_room_in_the_interval() -> None:
+    # Three split pairs: no spread seen yet, but the interval is not a point and the SPRT waits.
     tally = PairTally()
     for _ in range(3):
         tally.add(0.5)
-    assert 0 < tally.variance < 0.01
-    assert tally.llr(0, 20) < sprt_bounds(0.05, 0.05)[0]  # H0 at once
+    low, high = tally.interval()
+    assert low < 0.45 and high > 0.55
+    assert tally.decision(Sprt(0, 20)) == (pytest.approx(tally.llr(Sprt(0, 20))), None)
 
 
 def test_bradley_terry_two_players_is_the_log_odds() -> None:

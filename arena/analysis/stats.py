@@ -43,37 +43,6 @@ def score_from_elo(elo: float) -> float:
     return 1 / (1 + 10 ** (-elo / 400))
 
 
-def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
-    """Wald's stopping bounds on the log-likelihood ratio: accept H0 at or below the first,
-    H1 at or above the second.  alpha = beta = 0.05 gives (-2.944, 2.944)."""
-    return math.log(beta / (1 - alpha)), math.log((1 - beta) / alpha)
-
-
-def sprt_llr_wins(wins: float, losses: float, elo0: float, elo1: float) -> float:
-    """Wald's exact log-likelihood ratio of H1 (Elo elo1) against H0 (Elo elo0) for games that
-    are won or lost: W ln(p1/p0) + L ln((1-p1)/(1-p0))."""
-    p0, p1 = score_from_elo(elo0), score_from_elo(elo1)
-    return wins * math.log(p1 / p0) + losses * math.log((1 - p1) / (1 - p0))
-
-
-def sprt_llr_scores(n: int, mean: float, variance: float, elo0: float, elo1: float) -> float:
-    """The log-likelihood ratio for ``n`` observations of a score in [0, 1] with this mean and
-    variance, under the normal approximation used by fishtest and cutechess for pentanomial
-    (game pair) results: n (s1 - s0) (2 mean - s0 - s1) / (2 variance)."""
-    if n == 0:
-        return 0.0
-    s0, s1 = score_from_elo(elo0), score_from_elo(elo1)
-    return n * (s1 - s0) * (2 * mean - s0 - s1) / (2 * variance)
-
-
-def mean_interval(n: int, mean: float, variance: float, z: float = Z95) -> tuple[float, float]:
-    """The normal interval of a mean of ``n`` observations with this (sample) variance."""
-    if n <= 1:
-        return 0.0, 1.0
-    half = z * math.sqrt(variance / n)
-    return max(0.0, mean - half), min(1.0, mean + half)
-
-
 def likelihood_of_superiority(mean: float, variance: float, n: int) -> float:
     """The likelihood of superiority (LOS): the probability that the true score is above 0.5,
     given ``n`` observations of a score in [0, 1] with this mean and (sample) variance, under the

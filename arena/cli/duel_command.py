@@ -1,23 +1,49 @@
-"""``arena duel``: two strategies head to head, with a stopping rule."""
+"""``arena duel``: two strategies head to head, with a stopping rule, saved in a run folder."""
 
 from __future__ import annotations
 
 import math
 import os
-from typing import NoReturn
+import shlex
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Any, NoReturn
 
 import click
+from click.core import ParameterSource
 
-from arena.analysis.pairs import MIN_PAIRS
 from arena.analysis.stats import elo_from_score
 from arena.cli.output import echo_json, fail
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
 from arena.players import StrategyError, load_player_spec
 from arena.tournament.batch import FaultDetail
-from arena.tournament.duel import DuelOutcome, Sprt, SprtError, run_duel
+from arena.tournament.duel import (
+    DuelOutcome,
+    DuelTally,
+    Sprt,
+    SprtError,
+    duel_limit,
+    duel_spec,
+    replay_games,
+    run_duel,
+)
 from arena.tournament.fault_log import FaultCollector, FaultStop, FaultWatch, full_traceback, warning_block
-from arena.tournament.runner import BatchFailed
-from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT
+from arena.tournament.run_folder import RunFolder, RunFolderError, load_saved_run, load_saved_spec
+from arena.tournament.run_info import now_text, run_info
+from arena.tournament.runner import RunOutcome
+from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
+
+SPRT_HELP = (
+    "Stop as soon as the sequential probability ratio test accepts H0 (A is elo0 stronger than B) "
+    "or H1 (elo1 stronger): the exact generalized likelihood ratio on game pairs that fishtest and "
+    "fastchess use.  model=logistic (the default) counts Elo as a win rate, 20 Elo = 52.9% of the "
+    "points; use it under duplicate dice, which then shorten the test by themselves.  "
+    "model=normalized counts Elo in standard deviations of the score (fishtest's and fastchess's "
+    "default): duplicate dice shrink that deviation, so the same normalized Elo is a smaller "
+    "real edge than with independent dice, and two copies of one deterministic strategy take "
+    "thousands of pairs to decide instead of about 50."
+)
 
 
 def finite(value: float) -> float | None:
@@ -33,17 +59,26 @@ def signed(value: float) -> str:
     return f"{value:+.1f}"
 
 
+def default_duel_out() -> Path:
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    path = Path("results") / f"{stamp}-duel"
+    n = 2
+    while path.exists():
+        path = Path("results") / f"{stamp}-duel-{n}"
+        n += 1
+    return path
+
+
 @click.command("duel")
-@click.argument("player_a", metavar="A")
-@click.argument("player_b", metavar="B")
+@click.argument("player_a", metavar="[A", required=False)
+@click.argument("player_b", metavar="B]", required=False)
 @click.option("--rules", "rules_name", default="standard", show_default=True, help=RULES_HELP)
 @click.option(
     "--sprt",
     "sprt_text",
     default=None,
-    metavar="elo0=0,elo1=20,alpha=0.05,beta=0.05",
-    help="Stop as soon as the sequential probability ratio test accepts H0 (A is elo0 stronger) "
-    "or H1 (elo1 stronger).",
+    metavar="elo0=0,elo1=20[,alpha=0.05,beta=0.05,model=logistic]",
+    help=SPRT_HELP,
 )
 @click.option("--games", type=int, default=1000, show_default=True, help="Games to play without --sprt.")
 @click.option(
@@ -51,75 +86,188 @@ def signed(value: float) -> str:
 )
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--workers", type=int, default=None, help="Worker processes. [default: all cores]")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Output folder, which must not exist. [default: results/<timestamp>-duel]",
+)
+@click.option(
+    "--resume",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Continue an interrupted duel in this folder, with its saved settings.",
+)
 @click.option("--move-timeout", type=float, default=DEFAULT_MOVE_TIMEOUT, show_default=True)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (duel.json) instead of text.")
+@click.option("--batch-size", type=int, default=None, hidden=True, help="Games per task (for tests).")
 @click.option(
     "--progress/--no-progress", default=None, help="Progress bar on stderr. [default: on a terminal]"
 )
 @click.option(
     "--fail-fast", is_flag=True, help="Stop at the first game a strategy breaks and show its full traceback."
 )
+@click.pass_context
 def duel_command(
-    player_a: str,
-    player_b: str,
+    ctx: click.Context,
+    player_a: str | None,
+    player_b: str | None,
     rules_name: str,
     sprt_text: str | None,
     games: int,
     max_games: int,
     seed: int,
     workers: int | None,
+    out: Path | None,
+    resume: Path | None,
     move_timeout: float,
     as_json: bool,
+    batch_size: int | None,
     progress: bool | None,
     fail_fast: bool,
 ) -> None:
     """Play A against B in game pairs (both seat orders of each deal, same dice) and say which is
-    stronger, by how much, and how sure that is."""
-    rules = resolve_rules(rules_name)
-    try:
-        a = load_player_spec(player_a, timeout=move_timeout)
-        b = load_player_spec(player_b, timeout=move_timeout)
-        sprt = Sprt.parse(sprt_text) if sprt_text is not None else None
-    except (StrategyError, SprtError) as exc:
-        fail(str(exc))
-    limit = max_games if sprt else games
-    if limit < 2:
-        fail(f"{'--max-games' if sprt else '--games'} must be at least 2 (one pair), got {limit}")
+    stronger, by how much, and how sure that is.  The games and the verdict are saved in a run
+    folder (games.csv, duel.json, run.json) that `arena report` reads; `arena duel --resume DIR`
+    continues an interrupted duel with its saved players and settings."""
+    command = "arena " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv else "arena duel"
     if workers is not None and workers < 1:
         fail(f"--workers must be at least 1, got {workers}")
+    if batch_size is not None and batch_size < 2:
+        fail(f"--batch-size must be at least 2 (one pair), got {batch_size}")
+    given = {
+        name
+        for name in ("player_a", "player_b", "rules_name", "seed", "games", "max_games", "move_timeout")
+        if ctx.get_parameter_source(name) != ParameterSource.DEFAULT
+    }
+    try:
+        sprt = Sprt.parse(sprt_text) if sprt_text is not None else None
+        if resume is not None:
+            if out is not None:
+                fail("--resume continues a duel in its own folder; leave out --out")
+            spec, sprt = resumed_settings(resume, command, given, sprt, player_a, player_b, rules_name)
+            if "seed" in given or "move_timeout" in given or {"games", "max_games"} & given:
+                limit = (
+                    duel_limit(max_games if sprt else games, sprt) if {"games", "max_games"} & given else 0
+                )
+                spec = duel_spec(
+                    spec.rulesets[0],
+                    spec.players[0],
+                    spec.players[1],
+                    games=limit or spec.games,
+                    seed=seed if "seed" in given else spec.seed,
+                    move_timeout=move_timeout if "move_timeout" in given else spec.move_timeout,
+                    command=command,
+                )
+            folder = RunFolder.resume(resume, spec, 2, kind="duel")
+            if folder.completed_games % 2:  # only without its journal (games.idx) can this happen
+                raise RunFolderError(
+                    f"{resume / 'games.csv'} ends in half a game pair; the duel can't be resumed from it"
+                )
+            # Read the saved games once now, so a damaged file is one line before anything runs.
+            replay_games(folder.path / "games.csv", spec.labels, DuelTally(sprt), folder.completed_games // 2)
+        else:
+            if player_a is None or player_b is None:
+                fail("give two players, A and B (or --resume DIR to continue a duel)")
+            rules = resolve_rules(rules_name)
+            a = load_player_spec(player_a, timeout=move_timeout)
+            b = load_player_spec(player_b, timeout=move_timeout)
+            limit = duel_limit(max_games if sprt else games, sprt)
+            if limit < 2:
+                fail(
+                    f"{'--max-games' if sprt else '--games'} must be at least 2 (one pair), "
+                    f"got {max_games if sprt else games}"
+                )
+            spec = duel_spec(rules, a, b, games=limit, seed=seed, move_timeout=move_timeout, command=command)
+            folder = RunFolder.create(
+                out or default_duel_out(),
+                spec,
+                {"kind": "duel", "sprt": sprt.as_dict() if sprt else None},
+            )
+    except (StrategyError, SprtError, RunFolderError) as exc:
+        fail(str(exc))
+    except ValueError as exc:
+        fail(str(exc))
+    workers = workers or os.cpu_count() or 1
+    a_label, b_label = spec.labels
+    rules = spec.rulesets[0]
+    click.echo(
+        f"duel: {a_label} vs {b_label} on {rules.name}, "
+        + (f"SPRT {sprt}, at most {spec.games:,} games" if sprt else f"{spec.games:,} games")
+        + f" on {workers} worker{'s' if workers != 1 else ''} -> {folder.path}",
+        err=True,
+    )
+    resumed_from = folder.completed_games
+    if resumed_from:
+        click.echo(f"resuming after game {resumed_from:,}", err=True)
+    started = now_text()
     collector = FaultCollector()
     try:
         outcome = run_duel(
             rules,
-            a,
-            b,
-            games=limit,
-            seed=seed,
+            spec.players[0],
+            spec.players[1],
+            games=spec.games,
+            seed=spec.seed,
             sprt=sprt,
-            workers=workers or os.cpu_count() or 1,
-            move_timeout=move_timeout,
+            workers=workers,
+            move_timeout=spec.move_timeout,
             progress=progress,
+            folder=folder,
+            batch_size=batch_size,
             on_batch=FaultWatch(fail_fast, collector),
         )
-    except BatchFailed as exc:
-        fail(str(exc), 1)
     except FaultStop as stop:
-        fail_at_fault(stop.detail)
+        fail_at_fault(stop.detail, folder.path)
+    except RunFolderError as exc:
+        fail(str(exc))
+    data = duel_json(outcome, rules.name, folder.path)
+    folder.write_json("duel.json", data)
+    info = run_info(
+        spec,
+        RunOutcome(
+            outcome.tally.games if outcome.complete else outcome.limit,
+            outcome.tally.games,
+            outcome.games_played,
+            outcome.seconds,
+            outcome.faults,
+            outcome.interrupted,
+            outcome.error,
+        ),
+        workers=workers,
+        started=started,
+        resumed_from=resumed_from,
+    )
+    folder.write_json(
+        "run.json", {**info, "kind": "duel", "games_limit": outcome.limit, "sprt": data.get("sprt")}
+    )
     if as_json:
-        echo_json(duel_json(outcome, rules.name))
+        echo_json(data)
     else:
-        click.echo(duel_text(outcome, rules.name))
-    for block in duel_warnings(collector, outcome.tally.games):
+        click.echo(duel_text(outcome, rules.name, folder.path))
+    for block in duel_warnings(collector, outcome.games_played):
         click.echo(block, err=True)
+    again = f"arena duel --resume {shlex.quote(str(folder.path))}"
+    if outcome.error is not None:
+        click.echo(
+            f"arena: error: {outcome.error}; {outcome.tally.games:,} games kept; continue with `{again}`",
+            err=True,
+        )
+        raise SystemExit(1)
+    if outcome.interrupted:
+        click.echo(f"interrupted: {outcome.tally.games:,} games kept; continue with `{again}`", err=True)
+        raise SystemExit(130)
 
 
-def fail_at_fault(detail: FaultDetail) -> NoReturn:
-    """``--fail-fast``: the fault's full traceback, one line, exit status 1."""
+def fail_at_fault(detail: FaultDetail, folder: Path) -> NoReturn:
+    """``--fail-fast``: the fault's full traceback, one line, exit status 1.  The games up to
+    the fault's batch are kept in ``folder``."""
     for line in full_traceback(detail):
         click.echo(line, err=True)
     fail(
         f"--fail-fast: {detail.player} faulted in game {detail.game:,} (seat {detail.seat}): "
-        f"{detail.status}: {detail.reason}",
+        f"{detail.status}: {detail.reason}; continue with "
+        f"`arena duel --resume {shlex.quote(str(folder))}`",
         1,
     )
 
@@ -132,28 +280,75 @@ def duel_warnings(collector: FaultCollector, games: int) -> list[str]:
     ]
 
 
-def duel_json(o: DuelOutcome, rules: str) -> dict:
-    low, high = o.tally.interval()
-    data = {
+def resumed_settings(
+    path: Path,
+    command: str,
+    given: set[str],
+    sprt: Sprt | None,
+    player_a: str | None,
+    player_b: str | None,
+    rules_name: str,
+) -> tuple[TournamentSpec, Sprt | None]:
+    """The saved duel in ``path`` and its SPRT; options given anew must match them (raises
+    RunFolderError naming what differs)."""
+    saved = load_saved_spec(path)
+    if saved.get("kind", "tournament") != "duel":
+        raise RunFolderError(
+            f"{path} holds a tournament, not a duel; continue it with `arena tournament --resume {path}`"
+        )
+    try:
+        saved_sprt = Sprt(**saved["sprt"]) if saved.get("sprt") is not None else None
+    except (TypeError, ValueError):
+        raise RunFolderError(
+            f"{path / 'spec.json'} is damaged (its sprt settings); the duel can't be resumed"
+        ) from None
+    base = load_saved_run(path, command)
+    differs = []
+    if sprt is not None and sprt != saved_sprt:
+        differs.append("sprt")
+    sprt = saved_sprt if sprt is None else sprt
+    if {"player_a", "player_b"} & given:
+        players = (player_a or base.players[0].text, player_b or base.players[1].text)
+        if tuple(load_player_spec(p).text for p in players) != tuple(p.text for p in base.players):
+            differs.append("players")
+    if "rules_name" in given and resolve_rules(rules_name) != base.rulesets[0]:
+        differs.append("rules")
+    if differs:
+        raise RunFolderError(
+            f"{path} holds a different duel (differs in: {', '.join(differs)}); "
+            "resume it with its own settings, or start a new duel"
+        )
+    return base, sprt
+
+
+def duel_json(o: DuelOutcome, rules: str, folder: Path | None = None) -> dict[str, Any]:
+    """The duel's result as JSON-ready data: what `--json` prints and duel.json holds."""
+    t = o.tally
+    low, high = t.interval()
+    game_low, game_high = t.game_interval()
+    data: dict[str, Any] = {
         "rules": rules,
         "a": o.labels[0],
         "b": o.labels[1],
-        "games": o.tally.games,
-        "pairs": o.tally.pairs,
+        "games": t.games,
+        "pairs": t.pairs,
         "wins": list(o.wins),
-        "score": o.tally.mean,
+        "pentanomial": list(t.pentanomial),
+        "score": t.mean,
         "score_interval": [low, high],
-        "interval_from": "pairs" if o.tally.pairs_are_informative else "games",
-        "elo": finite(elo_from_score(o.tally.mean)),
+        "score_interval_games": [game_low, game_high],
+        "elo": finite(elo_from_score(t.mean)),
         "elo_interval": [finite(elo_from_score(low)), finite(elo_from_score(high))],
+        "normalized_elo": t.normalized_elo(),
+        "los": t.los(),
         "faults": o.faults,
+        "complete": o.complete,
     }
+    if folder is not None:
+        data["folder"] = str(folder)
     if o.sprt is not None:
         data["sprt"] = {
-            "elo0": o.sprt.elo0,
-            "elo1": o.sprt.elo1,
-            "alpha": o.sprt.alpha,
-            "beta": o.sprt.beta,
+            **o.sprt.as_dict(),
             "llr": o.llr,
             "bounds": list(o.sprt.bounds),
             "accepted": o.verdict,
@@ -161,40 +356,48 @@ def duel_json(o: DuelOutcome, rules: str) -> dict:
     return data
 
 
-def duel_text(o: DuelOutcome, rules: str) -> str:
+def duel_text(o: DuelOutcome, rules: str, folder: Path | None = None) -> str:
     a, b = o.labels
     t = o.tally
     low, high = t.interval()
     game_low, game_high = t.game_interval()
+    pentanomial = " / ".join(f"{n:,}" for n in t.pentanomial)
     lines = [
         f"{a} vs {b} on {rules}: {t.games:,} games ({t.pairs:,} deals, each in both seat orders)",
         f"  wins          {a} {o.wins[0]:g}, {b} {o.wins[1]:g}",
-        f"  score of {a}  {t.mean * 100:.1f} %  95% interval [{low * 100:.1f}, {high * 100:.1f}] "
-        + (
-            f"from game pairs ([{game_low * 100:.1f}, {game_high * 100:.1f}] counting games one by one)"
-            if t.pairs_are_informative
-            else f"counting games one by one (pairs are used from {MIN_PAIRS} on, unless all alike)"
-        ),
+        f"  pairs         {pentanomial}  scoring 0 / 1/4 / 1/2 / 3/4 / 1 for {a} (pentanomial)",
+        f"  score of {a}  {t.mean * 100:.1f} %  95% interval [{low * 100:.1f}, {high * 100:.1f}] from game "
+        f"pairs ([{game_low * 100:.1f}, {game_high * 100:.1f}] counting games one by one)",
         f"  Elo difference {signed(elo_from_score(t.mean))}  95% interval "
         f"[{signed(elo_from_score(low))}, {signed(elo_from_score(high))}]",
     ]
+    if o.sprt is not None and o.sprt.model == "normalized":
+        lines.append(f"  normalized Elo {signed(t.normalized_elo())}")
+    lines.append(f"  LOS           {t.los() * 100:.1f} %  (likelihood that {a} is the stronger)")
     if o.faults:
         lines.append(f"  faults        {o.faults} games lost by a fault")
     if o.sprt is not None:
         lower, upper = o.sprt.bounds
-        lines.append(f"  SPRT          {o.sprt}: LLR {o.llr:.2f}, bounds [{lower:.2f}, {upper:.2f}]")
+        unit = "Elo" if o.sprt.model == "logistic" else "normalized Elo"
+        llr = f"{o.llr:.2f}" if o.llr is not None else "-"
+        lines.append(f"  SPRT          {o.sprt}: LLR {llr}, bounds [{lower:.2f}, {upper:.2f}]")
         if o.verdict == "H1":
             lines.append(
-                f"  result        H1 accepted: {a} is stronger than {b} by about {o.sprt.elo1:g} Elo or more"
+                f"  result        H1 accepted: {a} is stronger than {b} by about {o.sprt.elo1:g} {unit} "
+                "or more"
             )
         elif o.verdict == "H0":
             lines.append(
-                f"  result        H0 accepted: {a} is not {o.sprt.elo1:g} Elo stronger than {b} "
+                f"  result        H0 accepted: {a} is not {o.sprt.elo1:g} {unit} stronger than {b} "
                 f"(at most about {o.sprt.elo0:g})"
             )
-        else:
+        elif o.complete:
             lines.append(
                 f"  result        undecided after {t.games:,} games (--max-games); the interval above "
                 "is what is known"
             )
+        else:
+            lines.append(f"  result        undecided so far ({t.games:,} games)")
+    if folder is not None:
+        lines.append(f"  saved in      {folder}/ (games.csv, duel.json, run.json)")
     return "\n".join(lines)

@@ -3,66 +3,101 @@
 Each deal is played in both seat orders with the same dice per seat (a game pair).  Pairs are
 scored in deal order, and the sequential probability ratio test (SPRT) is checked after every
 pair, so where a duel stops depends only on its seed, never on workers or batch size.
+
+A duel is a gauntlet of two players on one ruleset, so its run folder is a tournament's:
+games.csv holds exactly the games up to the deciding pair (a batch may have played more; those
+are not written), which makes a resumed duel byte-identical to an uninterrupted one.
 """
 
 from __future__ import annotations
 
+import csv
+import signal
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from tqdm import tqdm
 
 from arena.analysis.pairs import PairTally
-from arena.analysis.stats import sprt_bounds
+from arena.analysis.sprt import Sprt, SprtError
 from arena.engine import Ruleset
 from arena.players import PlayerSpec
 from arena.tournament.batch import BatchResult
-from arena.tournament.runner import batch_results
+from arena.tournament.run_folder import GAMES, RunFolder, RunFolderError
+from arena.tournament.runner import BatchFailed, batch_results
 from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
 
+__all__ = ["DuelOutcome", "DuelTally", "Sprt", "SprtError", "duel_limit", "duel_spec", "run_duel"]
+
 PAIRS_PER_TASK = 100
+#: games.csv rows of one game pair (two games of two seats): the unit a resumed duel keeps.
+ROWS_PER_PAIR = 4
 
 
-class SprtError(ValueError):
-    """A malformed --sprt setting; the message is one line."""
+def duel_limit(games: int, sprt: Sprt | None) -> int:
+    """The games a duel plays at most: ``--games`` rounds up to whole pairs; with an SPRT,
+    ``--max-games`` is a limit, so it rounds down."""
+    return (games // 2) * 2 if sprt is not None else -(-games // 2) * 2
 
 
-@dataclass(frozen=True)
-class Sprt:
-    """H0: A is elo0 Elo stronger than B; H1: elo1.  alpha and beta are the error rates."""
+def duel_spec(
+    rules: Ruleset,
+    a: PlayerSpec,
+    b: PlayerSpec,
+    *,
+    games: int,
+    seed: int = 0,
+    move_timeout: float | None = DEFAULT_MOVE_TIMEOUT,
+    command: str = "",
+) -> TournamentSpec:
+    """The tournament a duel plays: A against B, ``games`` games (whole pairs)."""
+    return TournamentSpec(
+        (rules,),
+        (a, b),
+        format="gauntlet",
+        games=games,
+        seed=seed,
+        move_timeout=move_timeout,
+        chunk_games=2 * PAIRS_PER_TASK,
+        command=command,
+    )
 
-    elo0: float = 0.0
-    elo1: float = 20.0
-    alpha: float = 0.05
-    beta: float = 0.05
 
-    @classmethod
-    def parse(cls, text: str) -> Sprt:
-        """``elo0=0,elo1=20,alpha=0.05,beta=0.05``; keys left out keep their defaults."""
-        values: dict[str, float] = {}
-        for item in filter(None, (part.strip() for part in text.split(","))):
-            key, eq, raw = item.partition("=")
-            if not eq or key not in ("elo0", "elo1", "alpha", "beta"):
-                raise SprtError(f"--sprt: {item!r} is not one of elo0=, elo1=, alpha=, beta=")
-            try:
-                values[key] = float(raw)
-            except ValueError:
-                raise SprtError(f"--sprt: {key} must be a number, got {raw!r}") from None
-        sprt = cls(**values)
-        if not sprt.elo1 > sprt.elo0:
-            raise SprtError(f"--sprt: elo1 must be above elo0, got elo0={sprt.elo0:g}, elo1={sprt.elo1:g}")
-        for name in ("alpha", "beta"):
-            if not 0 < getattr(sprt, name) < 0.5:
-                raise SprtError(f"--sprt: {name} must be between 0 and 0.5, got {getattr(sprt, name):g}")
-        return sprt
+@dataclass
+class DuelTally:
+    """Everything a duel has learnt so far, pair by pair."""
 
-    @property
-    def bounds(self) -> tuple[float, float]:
-        return sprt_bounds(self.alpha, self.beta)
+    sprt: Sprt | None = None
+    tally: PairTally = field(default_factory=PairTally)
+    wins: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    faults: int = 0
+    llr: float | None = None
+    verdict: str | None = None
 
-    def __str__(self) -> str:
-        return f"elo0={self.elo0:g} elo1={self.elo1:g} alpha={self.alpha:g} beta={self.beta:g}"
+    def add_pair(self, a_first: tuple[float, ...], b_first: tuple[float, ...]) -> None:
+        """Add one deal's two games: each seat's win share with A first, then with B first.
+        Checks the SPRT when one is set."""
+        a_score = a_first[0] + b_first[1]
+        self.wins[0] += a_score
+        self.wins[1] += a_first[1] + b_first[0]
+        self.tally.add(a_score / 2)
+        if self.sprt is not None:
+            self.llr, self.verdict = self.tally.decision(self.sprt)
+
+    def copy(self) -> DuelTally:
+        return DuelTally(
+            self.sprt,
+            PairTally(list(self.tally.counts)),
+            list(self.wins),
+            self.faults,
+            self.llr,
+            self.verdict,
+        )
 
 
 @dataclass(frozen=True)
@@ -74,6 +109,74 @@ class DuelOutcome:
     llr: float | None
     verdict: str | None  # "H1", "H0", or None if the test did not decide
     faults: int
+    limit: int = 0  # the most games the duel would play
+    resumed_at: int = 0  # games already in the folder when this call started
+    seconds: float = 0.0
+    interrupted: bool = False
+    error: str | None = None  # why the duel stopped early, if not by Ctrl-C
+
+    @property
+    def complete(self) -> bool:
+        """Decided, or every game up to the limit played."""
+        return self.verdict is not None or (self.tally.games >= self.limit and not self.interrupted)
+
+    @property
+    def games_played(self) -> int:
+        return self.tally.games - self.resumed_at
+
+
+def replay_games(path: Path, labels: tuple[str, str], state: DuelTally, pairs: int) -> None:
+    """Feed the first ``pairs`` pairs of a duel's games.csv into ``state``, as if just played.
+    Raises :class:`RunFolderError` (one line) if the file is not such a duel's games."""
+    shares: list[tuple[float, float]] = []
+    faults = 0
+    with open(path, encoding="utf-8", newline="") as file:
+        rows = csv.DictReader(file)
+        try:
+            for game in range(2 * pairs):
+                seats = [next(rows), next(rows)]
+                order = [labels[game % 2], labels[1 - game % 2]]  # game 2d seats A first, 2d+1 B
+                if (
+                    [int(r["game"]) for r in seats] != [game, game]
+                    or [r["seat"] for r in seats] != ["0", "1"]
+                    or [r["player"] for r in seats] != order
+                ):
+                    raise ValueError(f"game {game} is not the duel's game {game}")
+                shares.append((float(seats[0]["win"]), float(seats[1]["win"])))
+                faults += sum(r["status"] != "ok" for r in seats)
+                if game % 2:
+                    state.add_pair(shares[-2], shares[-1])
+                    if state.verdict is not None:
+                        break
+        except (StopIteration, KeyError, TypeError, ValueError) as exc:
+            detail = " ".join(str(exc).split()) or type(exc).__name__
+            raise RunFolderError(f"{path} is damaged ({detail}); the duel can't be resumed from it") from None
+    state.faults += faults
+
+
+@contextmanager
+def _ctrl_c_held() -> Iterator[None]:
+    """Hold Ctrl-C until the block ends, so that a batch is written and counted whole or not
+    at all (the outcome then always matches games.csv)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, frame: caught.append(number))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if caught:
+        raise KeyboardInterrupt
+
+
+def _cut(rows: str, lines: int) -> str:
+    """The first ``lines`` lines of ``rows``."""
+    end = -1
+    for _ in range(lines):
+        end = rows.index("\n", end + 1)
+    return rows[: end + 1]
 
 
 def run_duel(
@@ -87,54 +190,96 @@ def run_duel(
     workers: int = 1,
     move_timeout: float | None = DEFAULT_MOVE_TIMEOUT,
     progress: bool | None = None,
+    folder: RunFolder | None = None,
+    batch_size: int | None = None,
     on_batch: Callable[[BatchResult], None] | None = None,
 ) -> DuelOutcome:
     """Play up to ``games`` games of A against B in pairs; stop early when ``sprt`` decides.
-    ``on_batch`` sees each batch's result as it arrives (its faults, for example)."""
-    spec = TournamentSpec(
-        (rules,),
-        (a, b),
-        format="gauntlet",
-        games=games,
-        seed=seed,
-        move_timeout=move_timeout,
-        chunk_games=2 * PAIRS_PER_TASK,
-    )
-    # --games rounds up to whole pairs; --max-games (with an SPRT) is a limit, so it rounds down.
-    total = (games // 2) * 2 if sprt is not None else -(-games // 2) * 2
-    tally = PairTally()
-    wins = [0.0, 0.0]
-    faults = 0
-    llr = verdict = None
+
+    With ``folder``, every pair played is written to its games.csv in game order, up to the
+    deciding pair and no further; a folder that already holds games (``RunFolder.resume``) is
+    continued after them.  Ctrl-C stops cleanly: the outcome says ``interrupted`` and the
+    folder keeps every pair written.  ``folder`` is closed on return.  ``on_batch`` sees each
+    batch's kept games as they are written (their faults, for example).
+    """
+    limit = duel_limit(games, sprt)
+    spec = duel_spec(rules, a, b, games=max(2, limit), seed=seed, move_timeout=move_timeout)
+    labels = (spec.labels[0], spec.labels[1])
+    state = DuelTally(sprt)
+    start = 0
+    if folder is not None and folder.completed_games:
+        start = folder.completed_games
+        try:
+            replay_games(folder.path / GAMES, labels, state, start // 2)
+        except RunFolderError:
+            folder.close()
+            raise
+    size = batch_size or 2 * PAIRS_PER_TASK
+    size += size % 2  # whole pairs in every batch
     bar = tqdm(
-        total=total,
+        total=limit,
+        initial=start,
         unit="game",
         file=sys.stderr,
         dynamic_ncols=True,
         disable=(not sys.stderr.isatty()) if progress is None else not progress,
     )
+    interrupted = False
+    error = None
+    began = time.perf_counter()
     try:
-        with batch_results(spec, 0, total, workers) as results:
-            for result in results:
-                if on_batch is not None:
-                    on_batch(result)
-                faults += result.faults
-                for first, second in zip(result.shares[::2], result.shares[1::2], strict=True):
-                    # Game 2d seats A first, game 2d+1 seats B first.
-                    a_score = first[0] + second[1]
-                    wins[0] += a_score
-                    wins[1] += first[1] + second[0]
-                    tally.add(a_score / 2)
-                    if sprt is not None:
-                        llr = tally.llr(sprt.elo0, sprt.elo1)
-                        verdict = tally.decision(sprt.elo0, sprt.elo1, sprt.bounds)
-                        if verdict is not None:
+        if state.verdict is None and start < limit:
+            with batch_results(spec, start, limit, workers, batch_size=size) as results:
+                for result in results:
+                    # Work on a copy, kept together with writing its games: an interruption
+                    # then leaves the outcome and games.csv in agreement.
+                    batch = state.copy()
+                    pairs = 0
+                    for first, second in zip(result.shares[::2], result.shares[1::2], strict=True):
+                        batch.add_pair(first, second)  # game 2d seats A first, 2d+1 B first
+                        pairs += 1
+                        if batch.verdict is not None:
                             break
-                bar.update(result.stop - result.start)
-                if verdict is not None:
-                    break
+                    kept = result
+                    if 2 * pairs < result.stop - result.start:
+                        stop = result.start + 2 * pairs
+                        kept = replace(
+                            result,
+                            stop=stop,
+                            rows=_cut(result.rows, ROWS_PER_PAIR * pairs),
+                            shares=result.shares[: 2 * pairs],
+                            fault_details=tuple(f for f in result.fault_details if f.game < stop),
+                        )
+                        kept = replace(kept, faults=len(kept.fault_details))  # one per broken game
+                    batch.faults += kept.faults
+                    with _ctrl_c_held():
+                        if folder is not None:
+                            folder.append(kept.rows, kept.fault_details)
+                        state = batch
+                    if on_batch is not None:
+                        on_batch(kept)
+                    bar.update(2 * pairs)
+                    if state.verdict is not None:
+                        break
+    except KeyboardInterrupt:
+        interrupted = True
+    except BatchFailed as exc:
+        interrupted, error = True, str(exc)
     finally:
         bar.close()
+        if folder is not None:
+            folder.close()
     return DuelOutcome(
-        (spec.labels[0], spec.labels[1]), tally, (wins[0], wins[1]), sprt, llr, verdict, faults
+        labels,
+        state.tally,
+        (state.wins[0], state.wins[1]),
+        sprt,
+        state.llr,
+        state.verdict,
+        state.faults,
+        limit=limit,
+        resumed_at=start,
+        seconds=time.perf_counter() - began,
+        interrupted=interrupted,
+        error=error,
     )

@@ -79,8 +79,9 @@ class RunFolder:
         self._index = open(path / INDEX, "ab", buffering=0)  # noqa: SIM115 - kept open
 
     @classmethod
-    def create(cls, path: Path, spec: TournamentSpec) -> RunFolder:
+    def create(cls, path: Path, spec: TournamentSpec, extra: dict[str, Any] | None = None) -> RunFolder:
         """A new folder for ``spec``; refuses one that exists, so no earlier run is overwritten.
+        ``extra`` goes into spec.json too (a duel's ``kind`` and test settings).
 
         The folder is built under a hidden temporary name next to ``path`` and renamed into
         place: it appears with its spec.json, games.csv header and journal, or not at all."""
@@ -93,7 +94,13 @@ class RunFolder:
             temp = parent / f".{path.name[:64]}.partial-{os.getpid()}-{secrets.token_hex(3)}"
             temp.mkdir()
             _write_json(
-                temp / SPEC, {"fingerprint": spec.fingerprint(), "command": spec.command, **spec.identity()}
+                temp / SPEC,
+                {
+                    "fingerprint": spec.fingerprint(),
+                    "command": spec.command,
+                    **spec.identity(),
+                    **(extra or {}),
+                },
             )
             _write_bytes(temp / GAMES, HEADER.encode())
             _write_bytes(temp / INDEX, b"")
@@ -114,14 +121,23 @@ class RunFolder:
         return cls(path, 0, Schedule(spec).table_size, len(HEADER.encode()))
 
     @classmethod
-    def resume(cls, path: Path, spec: TournamentSpec, rows_per_game: int) -> RunFolder:
+    def resume(
+        cls, path: Path, spec: TournamentSpec, rows_per_game: int, kind: str = "tournament"
+    ) -> RunFolder:
         """Reopen an interrupted run of ``spec``: check it is the same tournament, then keep the
-        games whose bytes are verified and cut the rest (see the module's description)."""
+        games whose bytes are verified and cut the rest (see the module's description).  A
+        folder of another kind of run (``kind`` in spec.json: a duel) is refused."""
         saved = load_saved_spec(path)
+        saved_kind = saved.get("kind", "tournament")
+        if saved_kind != kind:
+            raise RunFolderError(
+                f"{path} holds a {saved_kind}, not a {kind}; continue it with "
+                f"`arena {saved_kind} --resume {path}`"
+            )
         if saved.get("fingerprint") != spec.fingerprint():
             differs = sorted(k for k, v in spec.identity().items() if saved.get(k) != _jsonish(v))
             raise RunFolderError(
-                f"{path} holds a different tournament (differs in: {', '.join(differs) or 'players'}); "
+                f"{path} holds a different {kind} (differs in: {', '.join(differs) or 'players'}); "
                 "resume it with its own settings, or start a new run"
             )
         try:
