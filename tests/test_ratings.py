@@ -343,16 +343,22 @@ def test_gauntlet_numbers_from_game_pairs(gauntlet_run: tuple[Path, str]) -> Non
         assert row["score"] == pytest.approx(mine["win"].mean(), abs=1e-6)
         pair_scores = mine.groupby("deal")["win"].mean()  # the two seat orders of each deal
         assert len(pair_scores) == 40 and (mine.groupby("deal").size() == 2).all()
-        if pair_scores.nunique() > 1:
-            half = Z95 * statistics.stdev(pair_scores) / math.sqrt(40)
-            assert row["interval"] == "pairs"
-            assert row["score_low"] == pytest.approx(max(0, mine["win"].mean() - half), abs=1e-6)
-            assert row["score_high"] == pytest.approx(min(1, mine["win"].mean() + half), abs=1e-6)
-            assert row["elo"] == pytest.approx(elo_from_score(row["score"]), abs=1e-4)
-            z = (pair_scores.mean() - 0.5) / (statistics.stdev(pair_scores) / math.sqrt(40))
-            assert row["los"] == pytest.approx(statistics.NormalDist().cdf(z), abs=1e-6)
-        else:
-            assert row["interval"] == "games"
+        # The duel's pair interval: half a pseudo-pair on each of the five outcomes (Jeffreys),
+        # normal around the smoothed mean with the real number of pairs.
+        counts = [(pair_scores == q / 4).sum() + 0.5 for q in range(5)]
+        centre = sum(c * q / 4 for q, c in enumerate(counts)) / sum(counts)
+        spread = sum(c * (q / 4 - centre) ** 2 for q, c in enumerate(counts)) / sum(counts)
+        error = math.sqrt(spread / 40)
+        assert row["interval"] == "pairs"
+        assert row["score_low"] == pytest.approx(
+            max(0, min(centre - Z95 * error, pair_scores.mean())), abs=1e-6
+        )
+        assert row["score_high"] == pytest.approx(
+            min(1, max(centre + Z95 * error, pair_scores.mean())), abs=1e-6
+        )
+        assert row["elo"] == pytest.approx(elo_from_score(row["score"]), abs=1e-4)
+        z = (centre - 0.5) / error
+        assert row["los"] == pytest.approx(statistics.NormalDist().cdf(z), abs=1e-6)
     # A pair straddling two chunks (and any chunk size) gives the same table.
     whole = build_reports(out / "games.csv", tested=tested).gauntlet
     for chunk_rows in (37,):

@@ -12,19 +12,20 @@ gauntlet.csv, one row per ruleset and opponent, the opponent the tested player s
 against first:
   ruleset; player (the tested one); opponent; games, wins (the tested player's; a shared win is
   half); score = wins / games; pairs (complete pairs); score_low, score_high: the 95% interval,
-  and interval, how it was found: "pairs", the normal interval score +- 1.96 sd / sqrt(pairs)
-  with sd the sample standard deviation of pair scores, or "games", the Wilson interval counting
-  the games one by one (fewer than MIN_PAIRS pairs, or every pair alike, so that their variance
-  says nothing); elo, elo_low, elo_high: the Elo difference -400 log10(1/s - 1) of the score and
-  of the interval's ends (+-inf at 1 or 0); los: the likelihood of superiority, Phi((score - 1/2)
-  / sqrt(variance / n)) from the same observations (cutechess and fastchess report it so).
+  and interval, how it was found: "pairs", the duel's pair interval (arena/analysis/pairs.py:
+  normal on the pair scores with half a pseudo-pair on each of the five outcomes, which covers
+  the true score at least 94% of the time from 30 pairs on), or "games", the Wilson interval
+  counting the games one by one (no complete pair yet); elo, elo_low, elo_high: the Elo
+  difference -400 log10(1/s - 1) of the score and of the interval's ends (+-inf at 1 or 0); los:
+  the likelihood of superiority from the same pairs, as cutechess and fastchess report it.
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from arena.analysis.stats import Z95, elo_from_score, likelihood_of_superiority, wilson_interval
+from arena.analysis.pairs import PairTally
+from arena.analysis.stats import elo_from_score, likelihood_of_superiority, wilson_interval
 
 GAUNTLET_COLUMNS = [
     "ruleset",
@@ -42,9 +43,6 @@ GAUNTLET_COLUMNS = [
     "elo_high",
     "los",
 ]
-#: Game pairs before their variance is trusted for an interval (as in the duel, pairs.MIN_PAIRS):
-#: a variance from a handful of pairs can be near zero by chance.
-MIN_PAIRS = 30
 
 
 class GauntletPairs:
@@ -60,7 +58,7 @@ class GauntletPairs:
     def __init__(self, tested: str) -> None:
         self.tested = tested
         self.pending: dict[tuple[str, str, int], int] = {}
-        # (ruleset, opponent) -> [games, halves won, squares of halves, pairs, pair sum, pair squares]
+        # (ruleset, opponent) -> [games, halves won, pairs scoring 0, 1/4, 1/2, 3/4, 1]
         self.totals: dict[tuple[str, str], list[int]] = {}
 
     def add(self, chunk: pd.DataFrame) -> None:
@@ -73,36 +71,29 @@ class GauntletPairs:
         for ruleset, opponent, deal, won in zip(
             games["ruleset"], games["player_opponent"], games["deal"], halves, strict=True
         ):
-            total = self.totals.setdefault((ruleset, opponent), [0] * 6)
+            total = self.totals.setdefault((ruleset, opponent), [0] * 7)
             total[0] += 1
             total[1] += won
-            total[2] += won * won
             key = (ruleset, opponent, int(deal))
             first = self.pending.pop(key, None)
             if first is None:
                 self.pending[key] = won
             else:
-                pair = first + won  # quarters of a pair score: 0 to 4
-                total[3] += 1
-                total[4] += pair
-                total[5] += pair * pair
+                total[2 + first + won] += 1  # quarters of a pair score: 0 to 4
 
     def frame(self, order: list[str]) -> pd.DataFrame:
         """One row per ruleset and opponent (GAUNTLET_COLUMNS), rulesets in ``order``, the
         opponent the tested player scored least against first."""
         rows = []
-        for (ruleset, opponent), (games, won, won2, n, pair, pair2) in self.totals.items():
+        for (ruleset, opponent), (games, won, *pentanomial) in self.totals.items():
             score = won / (2 * games)
-            if n >= MIN_PAIRS and n * pair2 != pair * pair:  # enough pairs, not all alike
-                variance = (pair2 - pair * pair / n) / (n - 1) / 16  # of one pair's score
-                half = Z95 * (variance / n) ** 0.5
-                low, high, method = max(0.0, score - half), min(1.0, score + half), "pairs"
-                los = likelihood_of_superiority(score, variance, n)
-            else:
+            tally = PairTally(list(pentanomial))
+            n = tally.pairs
+            if n:  # the duel's pair interval and LOS (arena/analysis/pairs.py)
+                (low, high), method, los = tally.interval(), "pairs", tally.los()
+            else:  # a lone game of an interrupted run
                 low, high = wilson_interval(won / 2, games)
-                method = "games"
-                variance = (won2 - won * won / games) / (games - 1) / 4 if games > 1 else 0.0
-                los = likelihood_of_superiority(score, variance, games)
+                method, los = "games", likelihood_of_superiority(score, score * (1 - score), games)
             rows.append(
                 (
                     ruleset,

@@ -9,7 +9,6 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from arena.analysis.gauntlet import MIN_PAIRS
 from arena.analysis.reports import RunStats
 
 #: A cell: text, or the parts of "[low, high]" or "value [low, high]", padded part by part.
@@ -75,8 +74,8 @@ def gauntlet_text(gauntlet: pd.DataFrame) -> str:
         lines.append("")
     lines.append(
         "score: the tested player's win share, Elo: the difference it gives, LOS: the chance the tested "
-        f"player is stronger;\nintervals and LOS from game pairs (each deal in both seat orders) from "
-        f"{MIN_PAIRS} pairs on, else from the games one by one."
+        "player is stronger;\nintervals and LOS from game pairs (each deal in both seat orders, same dice), "
+        "as in arena duel."
     )
     return "\n".join(lines) + "\n"
 
