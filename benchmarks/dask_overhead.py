@@ -64,7 +64,7 @@ def main() -> None:
         remote.append(run)
     best_local, best_remote = min(local), min(remote)
     print(f"{total:,} games (round-robin of 3 on standard), 2 workers, best of {args.repeat}")
-    print(f"  local (multiprocess): {best_local:6.2f} s  {total / best_local:7,.0f} games/s")
+    print(f"  local (supervised):   {best_local:6.2f} s  {total / best_local:7,.0f} games/s")
     print(
         f"  dask (LocalCluster):  {best_remote:6.2f} s  {total / best_remote:7,.0f} games/s  "
         f"overhead {100 * (best_remote / best_local - 1):+.1f}%"
