@@ -248,7 +248,10 @@ class Slow:
 """
 
 
-def test_ctrl_c_keeps_the_pairs_and_says_how_to_resume(tmp_path: Path) -> None:
+@pytest.mark.parametrize(("stop", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_ctrl_c_and_sigterm_keep_the_pairs_and_say_how_to_resume(
+    tmp_path: Path, stop: signal.Signals, status: int
+) -> None:
     bot = tmp_path / "slow.py"
     bot.write_text(SLOW_BOT)
     out = tmp_path / "stopped"
@@ -264,9 +267,9 @@ def test_ctrl_c_keeps_the_pairs_and_says_how_to_resume(tmp_path: Path) -> None:
         if (out / "games.csv").exists() and (out / "games.csv").read_bytes().count(b"\n") > 8:
             break
         time.sleep(0.05)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(stop)
     stdout, stderr = proc.communicate(timeout=60)
-    assert proc.returncode == 130, stderr[-400:]
+    assert proc.returncode == status, stderr[-400:]
     assert f"continue with `arena duel --resume {out}`" in stderr and "Traceback" not in stderr
     rows = games_of(out)
     assert len(rows) >= 8 and len(rows) % 4 == 0  # whole pairs only

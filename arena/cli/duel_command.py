@@ -14,6 +14,7 @@ import click
 from click.core import ParameterSource
 
 from arena.analysis.stats import elo_from_score
+from arena.cli.interrupts import StopState, stop_signals
 from arena.cli.output import echo_json, fail
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
 from arena.players import StrategyError, load_player_spec
@@ -202,23 +203,25 @@ def duel_command(
         click.echo(f"resuming after game {resumed_from:,}", err=True)
     started = now_text()
     collector = FaultCollector()
+    stop = StopState()
     try:
-        outcome = run_duel(
-            rules,
-            spec.players[0],
-            spec.players[1],
-            games=spec.games,
-            seed=spec.seed,
-            sprt=sprt,
-            workers=workers,
-            move_timeout=spec.move_timeout,
-            progress=progress,
-            folder=folder,
-            batch_size=batch_size,
-            on_batch=FaultWatch(fail_fast, collector),
-        )
-    except FaultStop as stop:
-        fail_at_fault(stop.detail, folder.path)
+        with stop_signals() as stop:  # SIGTERM stops the duel as Ctrl-C does
+            outcome = run_duel(
+                rules,
+                spec.players[0],
+                spec.players[1],
+                games=spec.games,
+                seed=spec.seed,
+                sprt=sprt,
+                workers=workers,
+                move_timeout=spec.move_timeout,
+                progress=progress,
+                folder=folder,
+                batch_size=batch_size,
+                on_batch=FaultWatch(fail_fast, collector),
+            )
+    except FaultStop as fault:
+        fail_at_fault(fault.detail, folder.path)
     except RunFolderError as exc:
         fail(str(exc))
     data = duel_json(outcome, rules.name, folder.path)
@@ -255,8 +258,9 @@ def duel_command(
         )
         raise SystemExit(1)
     if outcome.interrupted:
-        click.echo(f"interrupted: {outcome.tally.games:,} games kept; continue with `{again}`", err=True)
-        raise SystemExit(130)
+        word = "terminated" if stop.terminated else "interrupted"
+        click.echo(f"{word}: {outcome.tally.games:,} games kept; continue with `{again}`", err=True)
+        raise SystemExit(stop.exit_status)
 
 
 def fail_at_fault(detail: FaultDetail, folder: Path) -> NoReturn:
