@@ -14,7 +14,6 @@ import click
 from click.core import ParameterSource
 
 from arena.analysis.stats import elo_from_score
-from arena.cli.interrupts import StopState, stop_signals
 from arena.cli.output import echo_json, fail
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
 from arena.players import StrategyError, load_player_spec
@@ -30,6 +29,7 @@ from arena.tournament.duel import (
     run_duel,
 )
 from arena.tournament.fault_log import FaultCollector, FaultStop, FaultWatch, full_traceback, warning_block
+from arena.tournament.interrupts import StopState, stop_signals
 from arena.tournament.run_folder import RunFolder, RunFolderError, load_saved_run, load_saved_spec
 from arena.tournament.run_info import now_text, run_info
 from arena.tournament.runner import RunOutcome

@@ -16,7 +16,6 @@ from click.core import ParameterSource
 
 from arena.analysis.ranking import results_text
 from arena.analysis.reports import ReportError, RunStats, write_reports
-from arena.cli.interrupts import EXIT_INTERRUPTED, EXIT_TERMINATED, StopState, stop_signals
 from arena.cli.output import fail
 from arena.cli.rules_commands import resolve_rules
 from arena.engine import DEFAULT_MAX_ROUNDS, PRESETS
@@ -37,10 +36,10 @@ from arena.tournament.fault_log import (
     write_errors_log,
 )
 from arena.tournament.games_check import read_journal
+from arena.tournament.interrupts import EXIT_INTERRUPTED, EXIT_TERMINATED, StopState, stop_signals
 from arena.tournament.run_folder import RunFolder, RunFolderError, RunFolderWriteError, load_saved_run
 from arena.tournament.run_info import now_text, run_info, run_partial_text
 from arena.tournament.runner import BACKENDS, RunOutcome
-from arena.tournament.runner import Terminated as RunnerTerminated
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import DEFAULT_GAMES, DEFAULT_MOVE_TIMEOUT
 
@@ -318,10 +317,9 @@ class _Run:
             fail(f"{exc}; {self.hint}", 1)
         except FaultStop as stop:
             self.fault = stop.detail
-        except KeyboardInterrupt:  # a second Ctrl-C while the first one was being handled
+        except KeyboardInterrupt:  # a second Ctrl-C or SIGTERM while the first was being handled
             self.interrupted = True
-        except RunnerTerminated:  # a second SIGTERM, likewise
-            self.interrupted = self.terminated = True
+            self.terminated = self.stop.terminated
         if self.outcome is None:
             written = self.folder.completed_games
             seconds = time.perf_counter() - began

@@ -10,9 +10,7 @@ order workers finish in.
 
 from __future__ import annotations
 
-import signal
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,6 +20,7 @@ from tqdm import tqdm
 
 from arena.tournament.batch import BatchResult
 from arena.tournament.chunks import chunk_count, chunk_jobs
+from arena.tournament.interrupts import StopState, stop_signals
 from arena.tournament.run_folder import RunFolder
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import TournamentSpec
@@ -107,29 +106,6 @@ def batch_results(
         pool.close(graceful=drained)
 
 
-class Terminated(BaseException):
-    """SIGTERM arrived: the run stops as it does for Ctrl-C.  A BaseException, like
-    KeyboardInterrupt, so that no ``except Exception`` on the way (a Dask wait) swallows it."""
-
-
-def _raise_terminated(signum: int, frame: object) -> None:
-    raise Terminated
-
-
-@contextmanager
-def sigterm_stops_the_run() -> Iterator[None]:
-    """Within the block, SIGTERM raises :class:`Terminated` (in the main thread only: elsewhere
-    Python can't set a handler, and SIGTERM keeps its effect)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGTERM, _raise_terminated)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
 def run_tournament(
     spec: TournamentSpec,
     folder: RunFolder,
@@ -163,10 +139,11 @@ def run_tournament(
     faults = 0
     began = time.perf_counter()
     interrupted = terminated = False
+    stop = StopState()
     error = None
     try:
         with (
-            sigterm_stops_the_run(),
+            stop_signals() as stop,
             batch_results(
                 spec, start, total, workers, batch_size=batch_size, backend=backend, scheduler=scheduler
             ) as results,
@@ -178,10 +155,8 @@ def run_tournament(
                 bar.update(result.stop - result.start)
                 if on_batch is not None:
                     on_batch(result)
-    except KeyboardInterrupt:
-        interrupted = True
-    except Terminated:
-        interrupted = terminated = True
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (stop_signals makes it one)
+        interrupted, terminated = True, stop.terminated
     except BatchFailed as exc:
         interrupted, error = True, str(exc)
     finally:
