@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 from click.testing import CliRunner
 
+from arena.analysis.gauntlet import GAUNTLET_COLUMNS
 from arena.analysis.ranking import gauntlet_text, ranking_text
 from arena.analysis.ratings import ELO_SCALE, Order, bradley_terry_elo, finishing_order, plackett_luce_elo
 from arena.analysis.reports import build_reports, write_reports
@@ -431,22 +432,7 @@ def test_gauntlet_text_shows_infinite_elo() -> None:
     inf = math.inf
     table = pd.DataFrame(
         [("r", "me", "you", 40, 40.0, 1.0, 20, 0.91, 1.0, "games", inf, 400.0, inf, 1.0)],
-        columns=[
-            "ruleset",
-            "player",
-            "opponent",
-            "games",
-            "wins",
-            "score",
-            "pairs",
-            "score_low",
-            "score_high",
-            "interval",
-            "elo",
-            "elo_low",
-            "elo_high",
-            "los",
-        ],
+        columns=GAUNTLET_COLUMNS,
     )
     text = gauntlet_text(table)
     assert "r: me against each opponent" in text and "+inf [+400, +inf]" in text
