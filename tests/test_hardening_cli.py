@@ -174,6 +174,24 @@ def test_a_hand_edited_spec_json_is_refused_naming_the_field(
     assert one_line(code, err) and message in err and "spec.json" in err, err
 
 
+def test_rows_dealt_under_another_seed_are_played_again_not_kept(
+    whole: Path, tmp_path: Path, bots: Path
+) -> None:
+    # games.idx vouches for the bytes, not for the spec: a seed edited by hand (fingerprint
+    # recomputed) must not leave rows dealt under the old seed in the finished file.
+    folder = tmp_path / "run"
+    shutil.copytree(whole, folder)
+    saved = json.loads((folder / "spec.json").read_text())
+    (folder / "spec.json").write_text(json.dumps(with_fingerprint({**saved, "seed": saved["seed"] + 1})))
+    code, _, err = run("tournament", "--resume", str(folder), "--no-progress")
+    assert code == 0 and "repair: games.csv line 2: seed" in err and "games from 0 on" in err, err
+    fresh = tmp_path / "fresh"
+    args = list(run_args(bots))
+    args[args.index("--seed") + 1] = str(saved["seed"] + 1)
+    assert run("tournament", "--out", str(fresh), *args)[0] == 0
+    assert (folder / "games.csv").read_bytes() == (fresh / "games.csv").read_bytes()
+
+
 # --- damaged games.csv ----------------------------------------------------------------------------
 def rows(folder: Path) -> list[bytes]:
     return (folder / "games.csv").read_bytes().splitlines(keepends=True)

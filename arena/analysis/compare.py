@@ -280,8 +280,7 @@ def compare_runs(
             reason = "no deal was played in both runs"
         elif mismatched:
             reason = (
-                f"{mismatched:,} of {n_common:,} deals were dealt other dice, from another --seed, "
-                "player order or ruleset"
+                f"{mismatched:,} of {n_common:,} deals were dealt other dice, from another --seed or ruleset"
             )
         else:
             reason = ""

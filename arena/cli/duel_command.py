@@ -43,7 +43,7 @@ SPRT_HELP = (
     "model=normalized counts Elo in standard deviations of the score (fishtest's and fastchess's "
     "default): duplicate dice shrink that deviation, so the same normalized Elo is a smaller "
     "real edge than with independent dice, and two copies of one deterministic strategy take "
-    "thousands of pairs to decide instead of about 50."
+    "hundreds of pairs to decide (447 at elo0=0,elo1=20) instead of 50."
 )
 
 

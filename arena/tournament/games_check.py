@@ -180,6 +180,13 @@ class _Verifier:
                         "(their checksum in games.idx doesn't match)"
                     )
                     break
+                # The checksum says the bytes are as written, not that they are this spec's
+                # games: a spec.json edited by hand (another seed or format, its fingerprint
+                # recomputed) must not keep rows dealt under the old one.
+                problem = self._locate(games, found, line_number, entry["end"])
+                if problem is not None:
+                    note = problem
+                    break
                 found.games, found.end = entry["stop"], entry["end"]
                 line_number += lines
                 index_keep += len(raw)
