@@ -28,7 +28,7 @@ from arena.analysis.reports import build_reports, write_reports
 from arena.cli.main import cli
 from arena.engine import CLASSIC
 from arena.players import load_player_spec
-from arena.tournament import TournamentSpec
+from arena.tournament import Schedule, TournamentSpec
 from arena.tournament.rows import HEADER, csv_field
 from arena.tournament.run_folder import RunFolder
 
@@ -659,11 +659,15 @@ def test_resume_repairs_games_csv_without_reading_it_whole(tmp_path: Path) -> No
     # Python) to cut a torn line: resuming a run of 10^8 games needs gigabytes.
     spec = TournamentSpec((CLASSIC,), (load_player_spec("greedy"), load_player_spec("random")), games=200_000)
     folder = RunFolder.create(tmp_path / "run", spec)
-    fake_games(tmp_path / "fake.csv", 100_000, faults=False)  # about 12 MB
-    with open(tmp_path / "fake.csv") as fake:
-        fake.readline()  # the header
-        for _ in range(100):  # in batches of 1,000 games, each with its line in the journal
-            folder.append("".join(fake.readline() for _ in range(2000)))
+    slot = Schedule(spec).slot
+    labels = spec.labels
+    for batch in range(100):  # in batches of 1,000 games, each with its line in the journal
+        rows = []
+        for g in range(1000 * batch, 1000 * (batch + 1)):  # the scheduled games: resume checks them
+            s = slot(g)
+            rows.append(f"classic,{g},{s.deal},{s.seed},0,{labels[s.seats[0]]},10000,1,1,40,3,ok,\n")
+            rows.append(f"classic,{g},{s.deal},{s.seed},1,{labels[s.seats[1]]},5000,2,0,40,5,ok,\n")
+        folder.append("".join(rows))  # about 12 MB in all
     folder.close()
     with open(tmp_path / "run" / "games.csv", "a") as games:
         games.write("classic,100000,500")  # torn
