@@ -26,7 +26,7 @@ import numpy as np
 
 from arena.engine import load_ruleset
 from arena.players import load_player_spec
-from arena.tournament.runner import batch_ranges, batch_results
+from arena.tournament.runner import batch_results
 from arena.tournament.spec import TournamentSpec
 
 PAIRINGS = (
@@ -49,8 +49,7 @@ def a_scores(rules_name: str, a: str, b: str, games: int, workers: int, seed: in
         seed=seed,
     )
     scores = []
-    tasks = list(batch_ranges(0, games, workers, 1000))
-    with batch_results(spec, tasks, workers) as results:
+    with batch_results(spec, 0, games, workers) as results:
         for result in results:
             for game, shares in enumerate(result.shares, result.start):
                 scores.append(shares[0] if game % 2 == 0 else shares[1])
