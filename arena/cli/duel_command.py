@@ -16,7 +16,8 @@ from click.core import ParameterSource
 from arena.analysis.stats import elo_from_score
 from arena.cli.output import echo_json, fail
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
-from arena.players import StrategyError, load_player_spec
+from arena.cli.seat_options import Seating, seat_limits, seat_options
+from arena.players import StrategyError
 from arena.tournament.batch import FaultDetail
 from arena.tournament.duel import (
     DuelOutcome,
@@ -108,6 +109,7 @@ def default_duel_out() -> Path:
 @click.option(
     "--fail-fast", is_flag=True, help="Stop at the first game a strategy breaks and show its full traceback."
 )
+@seat_options
 @click.pass_context
 def duel_command(
     ctx: click.Context,
@@ -126,6 +128,11 @@ def duel_command(
     batch_size: int | None,
     progress: bool | None,
     fail_fast: bool,
+    isolate: bool,
+    seat_memory: int,
+    seat_cpu: int,
+    seat_processes: int,
+    seat_file_size: int,
 ) -> None:
     """Play A against B in game pairs (both seat orders of each deal, same dice) and say which is
     stronger, by how much, and how sure that is.  The games and the verdict are saved in a run
@@ -136,6 +143,7 @@ def duel_command(
         fail(f"--workers must be at least 1, got {workers}")
     if batch_size is not None and batch_size < 2:
         fail(f"--batch-size must be at least 2 (one pair), got {batch_size}")
+    seating = Seating(isolate, seat_limits(seat_memory, seat_cpu, seat_processes, seat_file_size))
     given = {
         name
         for name in ("player_a", "player_b", "rules_name", "seed", "games", "max_games", "move_timeout")
@@ -159,6 +167,7 @@ def duel_command(
                     seed=seed if "seed" in given else spec.seed,
                     move_timeout=move_timeout if "move_timeout" in given else spec.move_timeout,
                     command=command,
+                    seat_limits=spec.seat_limits,
                 )
             folder = RunFolder.resume(resume, spec, 2, kind="duel")
             if folder.completed_games % 2:  # only without its journal (games.idx) can this happen
@@ -171,15 +180,24 @@ def duel_command(
             if player_a is None or player_b is None:
                 fail("give two players, A and B (or --resume DIR to continue a duel)")
             rules = resolve_rules(rules_name)
-            a = load_player_spec(player_a, timeout=move_timeout)
-            b = load_player_spec(player_b, timeout=move_timeout)
+            a = seating.load(player_a, move_timeout)
+            b = seating.load(player_b, move_timeout)
             limit = duel_limit(max_games if sprt else games, sprt)
             if limit < 2:
                 fail(
                     f"{'--max-games' if sprt else '--games'} must be at least 2 (one pair), "
                     f"got {max_games if sprt else games}"
                 )
-            spec = duel_spec(rules, a, b, games=limit, seed=seed, move_timeout=move_timeout, command=command)
+            spec = duel_spec(
+                rules,
+                a,
+                b,
+                games=limit,
+                seed=seed,
+                move_timeout=move_timeout,
+                command=command,
+                seat_limits=seating.limits_for((a, b)),
+            )
             folder = RunFolder.create(
                 out or default_duel_out(),
                 spec,
@@ -313,7 +331,7 @@ def resumed_settings(
     sprt = saved_sprt if sprt is None else sprt
     if {"player_a", "player_b"} & given:
         players = (player_a or base.players[0].text, player_b or base.players[1].text)
-        if tuple(load_player_spec(p).text for p in players) != tuple(p.text for p in base.players):
+        if tuple(p.strip() for p in players) != tuple(p.text for p in base.players):
             differs.append("players")
     if "rules_name" in given and resolve_rules(rules_name) != base.rulesets[0]:
         differs.append("rules")

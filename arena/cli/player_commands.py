@@ -10,18 +10,23 @@ import click
 from arena.cli.output import echo_json, fail
 from arena.cli.render import GameNarrator
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
+from arena.cli.seat_options import Seating, seat_limits, seat_options
+from arena.engine import Ruleset
 from arena.players import (
     Player,
     PlayerFault,
+    PlayerSpec,
     StrategyError,
     available_strategies,
-    load_player_spec,
     play_match,
 )
 from arena.players.human import HumanPlayer
 from arena.players.loading import described
+from arena.players.match import ReportedFailure
 from arena.players.solver import solve_turn
+from arena.sandbox import SeatPlace, SeatPool
 from arena.tournament.fault_log import strategy_frames
+from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT
 
 PLAYER_HELP = (
     "A strategy: a built-in name with optional parameters (threshold:bank_at=400,min_dice=3), "
@@ -82,17 +87,46 @@ def solve_command(rules_name: str, as_json: bool) -> None:
 @click.option(
     "--fail-fast", is_flag=True, help="On a strategy's fault, show the full traceback (arena's frames too)."
 )
+@seat_options
 def play_command(
-    rules_name: str, players: tuple[str, ...], seed: int | None, human: bool, fail_fast: bool
+    rules_name: str,
+    players: tuple[str, ...],
+    seed: int | None,
+    human: bool,
+    fail_fast: bool,
+    isolate: bool,
+    seat_memory: int,
+    seat_cpu: int,
+    seat_processes: int,
+    seat_file_size: int,
 ) -> None:
-    """Play one game and show it turn by turn."""
+    """Play one game and show it turn by turn.  An isolated player's stderr is shown here."""
     rules = resolve_rules(rules_name)
     if not players and not human:
         fail("name at least one player with -p SPEC (or play yourself with --human)")
+    seating = Seating(isolate, seat_limits(seat_memory, seat_cpu, seat_processes, seat_file_size))
     try:
-        specs = [load_player_spec(text) for text in players]
+        specs = [seating.load(text, DEFAULT_MOVE_TIMEOUT) for text in players]
     except StrategyError as exc:
         fail(str(exc))
+    pool = None
+    if any(s.isolated for s in specs):
+        pool = SeatPool(specs, seating.limits, DEFAULT_MOVE_TIMEOUT, place=SeatPlace(to_stderr=True))
+    try:
+        _play_one(rules, specs, seed, human, fail_fast, pool)
+    finally:
+        if pool is not None:
+            pool.close()
+
+
+def _play_one(
+    rules: Ruleset,
+    specs: list[PlayerSpec],
+    seed: int | None,
+    human: bool,
+    fail_fast: bool,
+    pool: SeatPool | None,
+) -> None:
     seated: list[Player] = (
         [
             HumanPlayer(
@@ -103,11 +137,13 @@ def play_command(
         else []
     )
     names = unique_names((["you"] if human else []) + [spec.label for spec in specs])
-    for spec in specs:
+    for index, spec in enumerate(specs):
         try:
-            seated.append(spec.create())
+            seated.append(pool.seat(index) if pool is not None and spec.isolated else spec.create())
         except KeyboardInterrupt:
             raise
+        except ReportedFailure as failure:  # its seat process could not start
+            fail(f"{names[len(seated)]} (seat {len(seated)}) could not be created: {failure.reason}", 1)
         except BaseException as exc:  # it built when loaded; a constructor may still fail now
             _show_traceback(exc, fail_fast)
             fail(f"{names[len(seated)]} (seat {len(seated)}) could not be created: {described(exc)}", 1)

@@ -18,8 +18,10 @@ from arena.analysis.ranking import results_text
 from arena.analysis.reports import ReportError, RunStats, write_reports
 from arena.cli.output import fail
 from arena.cli.rules_commands import resolve_rules
+from arena.cli.seat_options import Seating, seat_limits, seat_options
 from arena.engine import DEFAULT_MAX_ROUNDS, PRESETS
-from arena.players import BUILTINS, StrategyError, load_player_spec
+from arena.players import BUILTINS, StrategyError
+from arena.sandbox import is_command
 from arena.tournament import FORMATS, TournamentSpec, run_tournament
 from arena.tournament.batch import FaultDetail
 from arena.tournament.dask_backend import INSTALL_HINT, DaskBackendError
@@ -140,6 +142,7 @@ def default_out() -> Path:
     help="Stop at the first game a strategy breaks and show its full traceback (what was written is "
     "kept; --resume continues).",
 )
+@seat_options
 @click.pass_context
 def tournament_command(
     ctx: click.Context,
@@ -158,6 +161,11 @@ def tournament_command(
     batch_size: int | None,
     progress: bool | None,
     fail_fast: bool,
+    isolate: bool,
+    seat_memory: int,
+    seat_cpu: int,
+    seat_processes: int,
+    seat_file_size: int,
 ) -> None:
     """Play every pairing of strategies on every ruleset, and rank them.
 
@@ -174,7 +182,10 @@ def tournament_command(
         fail("--scheduler goes with --backend dask")
     if backend == "dask" and importlib.util.find_spec("distributed") is None:
         fail(INSTALL_HINT)
+    if backend == "dask" and (isolate or any(is_command(p) for p in players)):
+        fail("isolated players (--isolate, cmd:) play on the local backend only")
     workers = workers or os.cpu_count() or 1
+    seating = Seating(isolate, seat_limits(seat_memory, seat_cpu, seat_processes, seat_file_size))
     given = {
         name
         for name in GAME_OPTIONS
@@ -183,11 +194,24 @@ def tournament_command(
     with stop_signals() as stop:
         try:
             spec, schedule, folder = _open_run(
-                rules, players, format_, seats, games, seed, move_timeout, resume, out, given, command
+                rules,
+                players,
+                format_,
+                seats,
+                games,
+                seed,
+                move_timeout,
+                resume,
+                out,
+                given,
+                command,
+                seating,
             )
         except KeyboardInterrupt:
             click.echo("interrupted before any game was played", err=True)
             raise SystemExit(stop.exit_status) from None
+        if backend == "dask" and spec.isolated:
+            fail("this run's players are isolated, and isolated players play on the local backend only")
         run = _Run(spec, schedule, folder, stop, backend, scheduler, workers)
         run.play(batch_size, progress, fail_fast, resume is not None)
         run.finish()
@@ -205,6 +229,7 @@ def _open_run(
     out: Path | None,
     given: set[str],
     command: str,
+    seating: Seating,
 ) -> tuple[TournamentSpec, Schedule, RunFolder]:
     """The spec and a new or resumed run folder; bad input is one line, exit 2."""
     try:
@@ -215,19 +240,20 @@ def _open_run(
             # Options not given take the saved run's values; given ones must match them.
             base = load_saved_run(resume, command)
         timeout = move_timeout if base is None or "move_timeout" in given else base.move_timeout
+        new_players = base is None or "players" in given
+        loaded = tuple(seating.load(p, timeout) for p in players or DEFAULT_PLAYERS) if new_players else ()
         spec = TournamentSpec(
             rulesets=tuple(resolve_rules(r) for r in rules or DEFAULT_RULES)
             if base is None or "rules" in given
             else base.rulesets,
-            players=tuple(load_player_spec(p, timeout=timeout) for p in players or DEFAULT_PLAYERS)
-            if base is None or "players" in given
-            else base.players,
+            players=loaded if new_players else base.players,
             format=format_ if base is None or "format" in given else base.format,
             games=games if base is None or "games" in given else base.games,
             seed=seed if base is None or "seed" in given else base.seed,
             seats=seats if base is None or "seats" in given else base.seats,
             move_timeout=timeout,
             max_rounds=base.max_rounds if base is not None else DEFAULT_MAX_ROUNDS,
+            seat_limits=seating.limits_for(loaded) if new_players else base.seat_limits,
             command=command,
         )
         schedule = Schedule(spec)

@@ -58,16 +58,29 @@ class StrategyError(ValueError):
 
 @dataclass(frozen=True)
 class PlayerSpec:
-    """A resolved player spec: how to make a fresh player for each game."""
+    """A resolved player spec: how to make a fresh player for each game.
+
+    An *isolated* player (``--isolate``, or a ``cmd:`` program) plays in a seat process of its
+    own (:mod:`arena.sandbox`): its class was never imported here, so ``cls`` is None, and what
+    the seat process told about it at load time is in ``about``."""
 
     text: str  # as the user wrote it
     label: str  # the name shown in results
-    cls: type
+    cls: type | None
     params: dict[str, Any] = field(default_factory=dict)
     source: str = "built-in"
+    isolated: bool = False
+    about: str = ""  # the description, for an isolated player
 
     def create(self) -> Player:
+        if self.cls is None:
+            raise RuntimeError(f"{self.label} plays in a seat process of its own (arena.sandbox), not here")
         return self.cls(**self.params)
+
+    @property
+    def description(self) -> str:
+        """The first sentence of the strategy's docstring (or the seat's account of itself)."""
+        return self.about if self.cls is None else description(self.cls)
 
 
 def description(cls: type) -> str:

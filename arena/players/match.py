@@ -23,12 +23,13 @@ the same fault is recorded as if the in-process timeout had fired, and play goes
 from __future__ import annotations
 
 import copy
+import hashlib
 import traceback
 from collections.abc import Callable, Mapping, Sequence
 from time import perf_counter
 from typing import Any
 
-from arena.engine import DEFAULT_MAX_ROUNDS, Game, GameResult, IllegalAction, Ruleset, derive_seed
+from arena.engine import DEFAULT_MAX_ROUNDS, Game, GameResult, IllegalAction, Ruleset
 from arena.engine.events import Event
 from arena.players.protocol import GameInfo, Player
 from arena.players.timeout import MoveTimeout, move_clock
@@ -38,8 +39,8 @@ from arena.players.timeout import MoveTimeout, move_clock
 #: this (see arena.tournament.supervisor).
 strategy_interrupts_are_faults = False
 
-#: Mixed into strategy seeds so that a strategy's random stream never equals a dice stream.
-STRATEGY_SEED_SALT = 0x5354524154454759  # "STRATEGY"
+#: The key of the hash that makes strategy seeds (see :func:`strategy_seed`).
+STRATEGY_SEED_KEY = b"arena strategy seed"
 
 #: Fault reasons are cut to this many characters (a 2 MB exception message or a keep of 200,000
 #: dice must not bloat games.csv).
@@ -60,6 +61,28 @@ CREATE = "create"
 PREPARE = "prepare"  # reading the name and looking up the hooks
 START_GAME = "start_game"
 END_GAME = "end_game"
+
+
+def strategy_seed(game_seed: int, seat: int) -> int:
+    """The seed of a seat's ``GameInfo.rng``: a keyed BLAKE2b hash of the game seed and the seat.
+
+    One-way on purpose.  The dice are a function of the game seed, so a seed a strategy could
+    turn back into the game seed (as it could a mix of bijections) would let it replay the dice
+    and know every roll in advance; a hash can't be inverted."""
+    data = f"{game_seed}:{seat}".encode()
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8, key=STRATEGY_SEED_KEY).digest(), "little")
+
+
+class ReportedFailure(Exception):
+    """A failure described elsewhere, recorded as it is: a seat process reporting what its
+    strategy raised (with its traceback), or how a seat process died.  ``status`` is
+    ``error``, ``illegal`` or ``timeout``."""
+
+    def __init__(self, status: str, reason: str, traceback_text: str = "") -> None:
+        super().__init__(reason)
+        self.status = status
+        self.reason = reason
+        self.traceback_text = traceback_text
 
 
 class PlayerFault(Exception):
@@ -144,7 +167,10 @@ def cut_middle(text: str, limit: int = REASON_LIMIT) -> str:
 
 
 def timeout_reason(kind: str, limit: float | None) -> str:
-    """The reason recorded when a call of ``kind`` ran past ``limit`` seconds."""
+    """The reason recorded when a call of ``kind`` ran past ``limit`` seconds (None: past the
+    deadline of the player's seat process)."""
+    if limit is None:
+        return "no answer within its seat's deadline" if kind == DECIDE else f"{kind}: no answer in time"
     if kind == DECIDE:
         return f"no decision within {limit:g} s"
     if kind == CREATE:
@@ -321,7 +347,10 @@ class _Failure:
     def __init__(self, exc: BaseException, illegal: bool = False) -> None:
         self.exc = exc
         self.illegal = illegal
-        if illegal:  # the engine's explanation of an illegal action: no type name, middle cut
+        if type(exc) is ReportedFailure:  # already one line, from a seat process
+            self.illegal = exc.status == "illegal"
+            self.text, self.traceback = shorten(exc.reason), exc.traceback_text
+        elif illegal:  # the engine's explanation of an illegal action: no type name, middle cut
             self.text, self.traceback = cut_middle(str(exc)), ""
         else:
             self.text, self.traceback = one_line(exc), format_traceback(exc)
@@ -358,7 +387,7 @@ def play_match(
     names = tuple(name for name, _, _, _ in prepared)
     for seat, (_, start, _, _) in enumerate(prepared):
         if start is not None:
-            info = GameInfo(rules, seat, n, names, derive_seed(seed, STRATEGY_SEED_SALT, seat))
+            info = GameInfo(rules, seat, n, names, strategy_seed(seed, seat))
             guard.call(seat, START_GAME, start, info, None)
     deciders = [decide for _, _, decide, _ in prepared]
     game = Game(rules, n, seed, on_event=on_event, max_rounds=max_rounds)

@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import hashlib
 import operator
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from arena.engine import Ruleset
 from arena.players import PlayerFault, play_match
-from arena.players.match import CREATE, GAME, NO_ARGUMENT, Guard
+from arena.players.match import CREATE, GAME, NO_ARGUMENT, Guard, ReportedFailure
+from arena.sandbox import NOWHERE, SeatPlace, SeatPool
 from arena.tournament.rows import csv_field, fault_rows, fault_shares, game_rows
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import TournamentSpec
@@ -56,6 +58,14 @@ class BatchResult:
     fault_details: tuple[FaultDetail, ...] = ()  # one per fault, in game order
 
 
+def chunk_random_seed(tournament_seed: int, first_game: int) -> int:
+    """The seed of the ``random`` module's global generator (and numpy's) for the chunk that
+    starts at ``first_game``: a keyed hash, so a strategy that reads the generator's state can't
+    work back to the tournament seed and from it to the dice."""
+    data = f"{tournament_seed}:{first_game}".encode()
+    return int.from_bytes(hashlib.blake2b(data, digest_size=8, key=b"arena chunk random").digest(), "little")
+
+
 #: A ruleset's field values, in declaration order, in one call.
 RULE_FIELDS = operator.attrgetter(*(f.name for f in dataclasses.fields(Ruleset)))
 
@@ -64,8 +74,10 @@ class BatchPlayer:
     """Plays games of one tournament in this process.  Built once per process (or per
     template, before the chunk processes are forked from it)."""
 
-    def __init__(self, spec: TournamentSpec, guard: Guard | None = None) -> None:
+    def __init__(self, spec: TournamentSpec, guard: Guard | None = None, place: SeatPlace = NOWHERE) -> None:
         self.spec = spec
+        self.place = place  # where isolated players' seat processes log, and what they must not see
+        self._isolated = [p.isolated for p in spec.players]
         self.schedule = Schedule(spec)
         # Made when first needed: a Guard with a timeout starts a watchdog thread, and a
         # template that forks chunk processes must have no threads.
@@ -103,13 +115,43 @@ class BatchPlayer:
         replaced and play goes on.
         """
         spec = self.spec
-        slot_of = self.schedule.slot
-        max_rounds = spec.max_rounds
         if self.guard is None:
             self.guard = Guard(spec.move_timeout)
         guard = self.guard
+        pool = None
+        if spec.seat_limits is not None:
+            pool = SeatPool(
+                spec.players,
+                spec.seat_limits,
+                spec.move_timeout,
+                random_seed=chunk_random_seed(spec.seed, first),
+                place=self.place,
+            )
+        try:
+            self._play_games(
+                first, emit_from, stop, send, every, frozenset(careful), on_changed_rules, guard, pool
+            )
+        finally:
+            if pool is not None:
+                pool.close()
+
+    def _play_games(
+        self,
+        first: int,
+        emit_from: int,
+        stop: int,
+        send: Callable[[BatchResult], None],
+        every: int | None,
+        careful: frozenset[int],
+        on_changed_rules: Callable[[int], None] | None,
+        guard: Guard,
+        pool: SeatPool | None,
+    ) -> None:
+        spec = self.spec
+        slot_of = self.schedule.slot
+        max_rounds = spec.max_rounds
         board = guard.board
-        careful = frozenset(careful)
+        isolated = self._isolated
         parts: list[str] = []
         shares: list[tuple[float, ...]] = []
         details: list[FaultDetail] = []
@@ -124,10 +166,19 @@ class BatchPlayer:
                 guard.watch = lambda index=index: self._changed(index)
             seated: list | None = None
             try:
-                seated = [
-                    guard.call(seat, CREATE, spec.players[player].create, NO_ARGUMENT, None)
-                    for seat, player in enumerate(slot.seats)
-                ]
+                seated = []
+                for seat, player in enumerate(slot.seats):
+                    if pool is not None and isolated[player]:
+                        # Starting a seat process is arena's time, not the strategy's: untimed
+                        # here, under its own deadline (SeatLimits.start_seconds).
+                        try:
+                            seated.append(pool.seat(player))
+                        except ReportedFailure as failure:
+                            raise PlayerFault(seat, failure.status, failure.reason) from None
+                    else:
+                        seated.append(
+                            guard.call(seat, CREATE, spec.players[player].create, NO_ARGUMENT, None)
+                        )
                 result = play_match(rules, seated, slot.seed, max_rounds=max_rounds, guard=guard)
                 fault = None
             except PlayerFault as caught:

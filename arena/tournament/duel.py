@@ -27,9 +27,10 @@ from arena.analysis.pairs import PairTally
 from arena.analysis.sprt import Sprt, SprtError
 from arena.engine import Ruleset
 from arena.players import PlayerSpec
+from arena.sandbox import SeatLimits
 from arena.tournament.batch import BatchResult
 from arena.tournament.run_folder import GAMES, RunFolder, RunFolderError
-from arena.tournament.runner import BatchFailed, batch_results
+from arena.tournament.runner import BatchFailed, batch_results, seat_place
 from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
 
 __all__ = ["DuelOutcome", "DuelTally", "Sprt", "SprtError", "duel_limit", "duel_spec", "run_duel"]
@@ -54,8 +55,10 @@ def duel_spec(
     seed: int = 0,
     move_timeout: float | None = DEFAULT_MOVE_TIMEOUT,
     command: str = "",
+    seat_limits: SeatLimits | None = None,
 ) -> TournamentSpec:
-    """The tournament a duel plays: A against B, ``games`` games (whole pairs)."""
+    """The tournament a duel plays: A against B, ``games`` games (whole pairs).  ``seat_limits``
+    for isolated players (set to the defaults if one is isolated and they are not given)."""
     return TournamentSpec(
         (rules,),
         (a, b),
@@ -64,6 +67,7 @@ def duel_spec(
         seed=seed,
         move_timeout=move_timeout,
         chunk_games=2 * PAIRS_PER_TASK,
+        seat_limits=seat_limits if a.isolated or b.isolated else None,
         command=command,
     )
 
@@ -229,7 +233,9 @@ def run_duel(
     began = time.perf_counter()
     try:
         if state.verdict is None and start < limit:
-            with batch_results(spec, start, limit, workers, batch_size=size) as results:
+            with batch_results(
+                spec, start, limit, workers, batch_size=size, place=seat_place(folder)
+            ) as results:
                 for result in results:
                     # Work on a copy, kept together with writing its games: an interruption
                     # then leaves the outcome and games.csv in agreement.

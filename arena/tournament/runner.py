@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from tqdm import tqdm
 
+from arena.sandbox import NOWHERE, SeatPlace
 from arena.tournament.batch import BatchResult
 from arena.tournament.chunks import chunk_count, chunk_jobs
 from arena.tournament.interrupts import StopState, stop_signals
@@ -29,6 +30,9 @@ from arena.tournament.supervisor import BatchFailed, ChunkPool
 # The main process forks the templates: it must not have started tqdm's monitor thread (forking
 # a process with threads is unsafe).  Bars here are updated at every chunk anyway.
 tqdm.monitor_interval = 0
+
+#: The folder of a run where each isolated player's stderr goes, one file per player.
+SEAT_LOGS = "seat-logs"
 
 __all__ = ["BACKENDS", "BatchFailed", "RunOutcome", "batch_ranges", "batch_results", "run_tournament"]
 
@@ -73,12 +77,16 @@ def batch_results(
     batch_size: int | None = None,
     backend: str = "local",
     scheduler: str | None = None,
+    place: SeatPlace = NOWHERE,
 ) -> Iterator[Iterator[BatchResult]]:
     """The results of games start..stop-1 in game order, played in chunks on ``workers``
     processes, or on a Dask cluster with ``backend="dask"``.  ``batch_size``: games per result
     (a chunk's results come in pieces of that many; default: one per chunk).  Leaving the block
-    early stops every process."""
+    early stops every process.  ``place``: where isolated players' seat processes write their
+    stderr, and what they must not see."""
     if backend == "dask":
+        if spec.isolated:
+            raise ValueError("isolated players (--isolate, cmd:) play on the local backend only")
         from arena.tournament.dask_backend import dask_batch_results
 
         tasks = batch_ranges(start, stop, spec.chunk_games, batch_size)
@@ -90,7 +98,9 @@ def batch_results(
         return
     # Games always run in chunk processes, even with one worker: a strategy that kills its
     # process (os._exit, a crash in C) takes down a chunk process, never arena itself.
-    pool = ChunkPool(spec, min(workers, max(1, chunk_count(start, stop, spec.chunk_games))), batch_size)
+    pool = ChunkPool(
+        spec, min(workers, max(1, chunk_count(start, stop, spec.chunk_games))), batch_size, place
+    )
     drained = False
 
     def in_order() -> Iterator[BatchResult]:
@@ -104,6 +114,14 @@ def batch_results(
         # Close gracefully only when every game was consumed; a caller that stopped early
         # (a decided duel, Ctrl-C) doesn't wait for the chunks still in play.
         pool.close(graceful=drained)
+
+
+def seat_place(folder: RunFolder | None) -> SeatPlace:
+    """Seat processes of a run log to ``seat-logs/`` in its folder, and can't see the folder
+    (with no folder, they log nowhere)."""
+    if folder is None:
+        return NOWHERE
+    return SeatPlace(folder.path / SEAT_LOGS, (folder.path.resolve(),))
 
 
 def run_tournament(
@@ -145,7 +163,14 @@ def run_tournament(
         with (
             stop_signals() as stop,
             batch_results(
-                spec, start, total, workers, batch_size=batch_size, backend=backend, scheduler=scheduler
+                spec,
+                start,
+                total,
+                workers,
+                batch_size=batch_size,
+                backend=backend,
+                scheduler=scheduler,
+                place=seat_place(folder),
             ) as results,
         ):
             for result in results:

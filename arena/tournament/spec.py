@@ -7,6 +7,7 @@ reset at chunk boundaries (see :mod:`arena.tournament.supervisor`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -16,7 +17,7 @@ from typing import Any
 
 from arena.engine import DEFAULT_MAX_ROUNDS, Ruleset
 from arena.players import PlayerSpec
-from arena.players.loading import description
+from arena.sandbox.limits import LimitError, SeatLimits
 
 FORMATS = ("round-robin", "free-for-all", "gauntlet")
 DEFAULT_GAMES = 1000
@@ -46,9 +47,7 @@ def unique_labels(players: tuple[PlayerSpec, ...]) -> tuple[PlayerSpec, ...]:
     for player in players:
         seen[player.label] = seen.get(player.label, 0) + 1
         if seen[player.label] > 1:
-            player = PlayerSpec(
-                player.text, f"{player.label}#{seen[player.label]}", player.cls, player.params, player.source
-            )
+            player = dataclasses.replace(player, label=f"{player.label}#{seen[player.label]}")
         result.append(player)
     return tuple(result)
 
@@ -67,10 +66,18 @@ class TournamentSpec:
     move_timeout: float | None = DEFAULT_MOVE_TIMEOUT
     max_rounds: int = DEFAULT_MAX_ROUNDS
     chunk_games: int = DEFAULT_CHUNK_GAMES
+    #: The limits of every seat process; set (to the defaults if not given) when a player is
+    #: isolated (``--isolate``, ``cmd:``), None when every player plays in arena's processes.
+    seat_limits: SeatLimits | None = None
     command: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "players", unique_labels(tuple(self.players)))
+        if any(p.isolated for p in self.players):
+            if self.seat_limits is None:
+                object.__setattr__(self, "seat_limits", SeatLimits())
+        elif self.seat_limits is not None:
+            raise ValueError("seat limits go with isolated players (--isolate or cmd:)")
         if self.format not in FORMATS:
             raise ValueError(f"format must be one of {', '.join(FORMATS)}, got {self.format!r}")
         if not self.rulesets:
@@ -110,8 +117,21 @@ class TournamentSpec:
     def labels(self) -> tuple[str, ...]:
         return tuple(p.label for p in self.players)
 
+    @property
+    def isolated(self) -> bool:
+        """True if some player plays in a seat process of its own."""
+        return self.seat_limits is not None
+
     def identity(self) -> dict[str, Any]:
-        """Everything that decides the games, as JSON-ready data: a resumed run must match it."""
+        """Everything that decides the games, as JSON-ready data: a resumed run must match it.
+        (A run without isolated players has no ``seat_limits`` entry, so its fingerprint is the
+        one arena gave it before seats existed.)"""
+        identity = self._identity()
+        if self.seat_limits is not None:
+            identity["seat_limits"] = self.seat_limits.as_dict()
+        return identity
+
+    def _identity(self) -> dict[str, Any]:
         return {
             "format": self.format,
             "games": self.games,
@@ -136,10 +156,11 @@ def spec_from_identity(data: dict[str, Any], command: str = "") -> TournamentSpe
     Every field is checked first (:func:`check_identity`): a hand-edited file is refused with
     one line naming the field, never played with a float seed or zero rounds."""
     from arena.engine import Ruleset
-    from arena.players import load_player_spec
     from arena.players.loading import StrategyError
+    from arena.sandbox import load_player
 
     check_identity(data)
+    limits = SeatLimits.from_dict(data["seat_limits"]) if data.get("seat_limits") is not None else None
     players = []
     for entry in data["players"]:
         if entry.get("source") == "class":
@@ -147,7 +168,12 @@ def spec_from_identity(data: dict[str, Any], command: str = "") -> TournamentSpe
                 f"player {entry['label']!r} came from a Python class, not a spec: "
                 "resume this run from Python with the same classes"
             )
-        spec = load_player_spec(entry["spec"])
+        spec = load_player(
+            entry["spec"],
+            isolate=bool(entry.get("isolated")),
+            limits=limits,
+            move_timeout=data["move_timeout"],
+        )
         players.append(spec)
     return TournamentSpec(
         rulesets=tuple(Ruleset(**r) for r in data["rulesets"]),
@@ -159,6 +185,7 @@ def spec_from_identity(data: dict[str, Any], command: str = "") -> TournamentSpe
         move_timeout=data["move_timeout"],
         max_rounds=data["max_rounds"],
         chunk_games=data.get("chunk_games", DEFAULT_CHUNK_GAMES),
+        seat_limits=limits,
         command=command,
     )
 
@@ -212,6 +239,11 @@ def check_identity(data: Any) -> None:
             Ruleset(**fields)
         except (TypeError, ValueError) as exc:
             raise SpecFieldError(f"rulesets[{number}]: {' '.join(str(exc).split())}") from None
+    if data.get("seat_limits") is not None:
+        try:
+            SeatLimits.from_dict(data["seat_limits"])
+        except (TypeError, LimitError) as exc:
+            raise SpecFieldError(" ".join(str(exc).split())) from None
     players = data["players"]
     if not isinstance(players, list) or not players:
         raise SpecFieldError("players must be a non-empty list of players (JSON objects)")
@@ -229,8 +261,10 @@ def _player_identity(player: PlayerSpec) -> dict[str, Any]:
         "label": player.label,
         "params": player.params,
         "source": player.source,
-        "description": description(player.cls),
+        "description": player.description,
     }
+    if player.isolated:
+        data["isolated"] = True
     ref = player.text.split(":", 1)[0] if player.source == "file" else ""
     if ref.endswith(".py") and Path(ref).is_file():
         # A changed strategy file makes different games: resuming with it is refused.

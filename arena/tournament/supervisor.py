@@ -62,11 +62,12 @@ from multiprocessing import Pipe
 from multiprocessing.connection import Connection, wait
 from typing import Any, NoReturn
 
-from arena.engine import Ruleset, derive_seed
+from arena.engine import Ruleset
 from arena.engine.scoring import score_table
 from arena.players import match
 from arena.players.match import BOARD_SLOTS, GAME, PHASE, Guard
-from arena.tournament.batch import RULE_FIELDS, BatchPlayer, BatchResult
+from arena.sandbox import NOWHERE, SeatPlace
+from arena.tournament.batch import RULE_FIELDS, BatchPlayer, BatchResult, chunk_random_seed
 from arena.tournament.chunks import Job, chunk_jobs
 from arena.tournament.spec import TournamentSpec
 
@@ -82,8 +83,6 @@ STALL = 10.0
 #: Jobs queued per template, and jobs in flight per template (results not yet written).
 QUEUE = 2
 WINDOW = 4
-#: Salt for the per-chunk seed of the ``random`` module's global generator.
-RANDOM_SALT = 0x52414E444F4D  # "RANDOM"
 PR_SET_PDEATHSIG = 1
 
 
@@ -106,9 +105,12 @@ class _Template:
 class ChunkPool:
     """Templates forked from this process, and the results of their chunks in game order."""
 
-    def __init__(self, spec: TournamentSpec, workers: int, every: int | None = None) -> None:
+    def __init__(
+        self, spec: TournamentSpec, workers: int, every: int | None = None, place: SeatPlace = NOWHERE
+    ) -> None:
         self.spec = spec
         self.every = every
+        self.place = place
         self.templates: list[_Template] = []
         _warm_solver(spec)
         try:
@@ -130,7 +132,7 @@ class ChunkPool:
                 for other in self.templates:  # the main process's ends, inherited
                     other.commands.close()
                     other.results.close()
-                _Supervisor(self.spec, commands_in, results_out, self.every).run()
+                _Supervisor(self.spec, commands_in, results_out, self.every, self.place).run()
             finally:
                 os._exit(0)
         commands_in.close()
@@ -265,7 +267,14 @@ class _Attempt:
 class _Supervisor:
     """A template's loop: take a job, fork chunk processes until its games are all sent."""
 
-    def __init__(self, spec: TournamentSpec, commands: Connection, results: Connection, every: int | None):
+    def __init__(
+        self,
+        spec: TournamentSpec,
+        commands: Connection,
+        results: Connection,
+        every: int | None,
+        place: SeatPlace = NOWHERE,
+    ):
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
         signal.signal(signal.SIGTERM, _on_term)
         _die_with_parent(signal.SIGTERM)
@@ -274,8 +283,10 @@ class _Supervisor:
         self.results = results
         self.every = every
         self.limit = spec.move_timeout
+        # Outside calls a chunk process may be starting a seat process (SeatLimits.start_seconds).
+        self.stall = STALL + (spec.seat_limits.start_seconds if spec.seat_limits is not None else 0.0)
         self.pid = os.getpid()
-        self.player = BatchPlayer(spec)
+        self.player = BatchPlayer(spec, place=place)
         for rules in spec.rulesets:
             score_table(rules)  # built once here, not once per chunk
         self._buffer = mmap.mmap(-1, 8 * BOARD_SLOTS)  # shared with the chunk processes
@@ -402,13 +413,13 @@ class _Supervisor:
             elif limit is not None:
                 if phase % 2 == 1 and now - since > limit + GRACE:
                     return _Attempt("timeout", sent_to, call=(phase - 1) // 2), False
-                if phase % 2 == 0 and now - since > max(STALL, limit + GRACE):
+                if phase % 2 == 0 and now - since > max(self.stall, limit + GRACE):
                     game = board[GAME]
                     return _Attempt(
                         "failed",
                         sent_to,
                         text=f"the process playing game {game:,} stopped responding outside any "
-                        f"strategy call for {STALL:g} s (a strategy's destructor or thread?)",
+                        f"strategy call for {self.stall:g} s (a strategy's destructor or thread?)",
                     ), False
 
     def _ended(self, status: int, changed: int | None, job: Job, sent_to: int) -> _Attempt:
@@ -451,7 +462,7 @@ def _chunk_process(
     try:
         spec = template.spec
         match.strategy_interrupts_are_faults = True
-        seed = derive_seed(spec.seed, RANDOM_SALT, job.first)
+        seed = chunk_random_seed(spec.seed, job.first)
         random.seed(seed)
         numpy = sys.modules.get("numpy")
         if numpy is not None:

@@ -1,0 +1,94 @@
+"""``--isolate`` and the seat limits, shared by ``tournament``, ``duel`` and ``play``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import click
+
+from arena.cli.output import fail
+from arena.players import PlayerSpec
+from arena.sandbox import LimitError, SeatLimits, load_player
+
+_DEFAULTS = SeatLimits()
+
+ISOLATE_HELP = (
+    "Run every player in a sandboxed process of its own (untrusted bots): it sees only the view "
+    "it is sent, and is killed at its deadline.  cmd:PROGRAM players are always isolated."
+)
+
+
+def seat_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """Add --isolate, --seat-memory, --seat-cpu, --seat-processes and --seat-file-size."""
+    options = [
+        click.option("--isolate", is_flag=True, help=ISOLATE_HELP),
+        click.option(
+            "--seat-memory",
+            type=int,
+            default=_DEFAULTS.memory_mb,
+            show_default=True,
+            metavar="MIB",
+            help="Isolated seats: address space per seat process (RLIMIT_AS).",
+        ),
+        click.option(
+            "--seat-cpu",
+            type=int,
+            default=_DEFAULTS.cpu_seconds,
+            show_default=True,
+            metavar="SECONDS",
+            help="Isolated seats: CPU seconds per seat process, which lives for one chunk of games.",
+        ),
+        click.option(
+            "--seat-processes",
+            type=int,
+            default=_DEFAULTS.processes,
+            show_default=True,
+            metavar="N",
+            help="Isolated seats: processes and threads per seat.",
+        ),
+        click.option(
+            "--seat-file-size",
+            type=int,
+            default=_DEFAULTS.file_size_mb,
+            show_default=True,
+            metavar="MIB",
+            help="Isolated seats: the largest file a seat may write, and the most of its stderr kept.",
+        ),
+    ]
+    for option in reversed(options):
+        command = option(command)
+    return command
+
+
+def seat_limits(memory: int, cpu: int, processes: int, file_size: int) -> SeatLimits:
+    """The limits from the options; a bad one is a one-line error (exit 2)."""
+    for option, value in (
+        ("--seat-memory", memory),
+        ("--seat-cpu", cpu),
+        ("--seat-processes", processes),
+        ("--seat-file-size", file_size),
+    ):
+        if value < 1:
+            fail(f"{option} must be at least 1, got {value}")
+    try:
+        return SeatLimits(memory_mb=memory, cpu_seconds=cpu, processes=processes, file_size_mb=file_size)
+    except LimitError as exc:  # the checks above cover every option; kept for the message
+        fail(str(exc))
+
+
+@dataclass(frozen=True)
+class Seating:
+    """Where the players of a command play: in arena's processes, or (``--isolate``, and always
+    for ``cmd:`` programs) in seat processes under ``limits``."""
+
+    isolate: bool
+    limits: SeatLimits
+
+    def load(self, text: str, move_timeout: float | None) -> PlayerSpec:
+        return load_player(text, isolate=self.isolate, limits=self.limits, move_timeout=move_timeout)
+
+    def limits_for(self, players: Sequence[PlayerSpec]) -> SeatLimits | None:
+        """The limits to save with a run of ``players``: None if none of them is isolated."""
+        return self.limits if any(p.isolated for p in players) else None

@@ -1,0 +1,353 @@
+"""One seat process: started behind the walls of :mod:`arena.sandbox.confine`, spoken to one
+line at a time, and killed when it overruns its deadline.
+
+The processes of one seat::
+
+    arena (a chunk process, or the main process for ``arena play``)
+    └─ reaper     forked; its own session; holds nothing but the seat's stdout; when the seat
+       │          ends, writes one ``ended`` line saying how (exit status, signal, CPU limit)
+       └─ seat    process 1 of new namespaces where the kernel allows; confined; then exec'd:
+                  arena's Python host (:mod:`arena.sandbox.host`) or the user's program
+
+The seat is a fresh program (``execve``), so nothing of arena's memory (the seed, the game,
+the other players) is in it.  Its stderr goes to the player's log, never to the terminal.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from arena.players.timeout import MoveTimeout
+from arena.sandbox import confine, wire
+from arena.sandbox.limits import SeatLimits
+
+#: The last this many characters of a seat's stderr are kept, to explain a seat that fails to start.
+STDERR_TAIL = 400
+
+
+class NoReply(Exception):
+    """The seat did not answer by its deadline (it has been killed)."""
+
+
+class SeatProcess:
+    """A seat's process and its pipes.  :meth:`request` sends one message and returns the reply."""
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        limits: SeatLimits,
+        *,
+        log: BinaryIO | None = None,
+        hidden: Sequence[Path] = (),
+        cwd: str | None = None,
+        environment: Mapping[str, str] | None = None,
+    ) -> None:
+        self.argv = list(argv)
+        self.limits = limits
+        self.log = log
+        self.hidden = tuple(hidden)
+        self.cwd = cwd or os.getcwd()
+        self.environment = dict(environment or {})
+        self.pid = 0
+        self.alive = False
+        self.ended = ""  # how the seat ended, once it has
+        self.stderr_tail = b""
+        self._logged = 0
+        self._buffer = b""
+        self._scratch: Path | None = None
+
+    # ------------------------------------------------------------------ starting
+    def start(self) -> None:
+        """Fork the reaper, which forks the seat; returns at once (the seat says hello later)."""
+        scratch = Path(tempfile.mkdtemp(prefix="arena-seat-"))
+        self._scratch = scratch
+        to_seat_r, to_seat_w = os.pipe()
+        from_seat_r, from_seat_w = os.pipe()
+        err_r, err_w = os.pipe()
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(Exception):
+                stream.flush()
+        parent = os.getpid()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                _reaper_and_seat(self, parent, scratch, to_seat_r, from_seat_w, err_w)
+            finally:
+                os._exit(127)
+        for fd in (to_seat_r, from_seat_w, err_w):
+            os.close(fd)
+        self.pid = pid
+        self.alive = True
+        self._to = to_seat_w
+        self._from = from_seat_r
+        self._err = err_r
+        os.set_blocking(from_seat_r, False)
+        self._poll = select.poll()
+        self._poll.register(from_seat_r, select.POLLIN)
+        self._poll.register(err_r, select.POLLIN)
+
+    # ------------------------------------------------------------------ talking
+    def request(self, message: bytes, limit: float | None, grace: float) -> tuple[dict[str, Any], bool]:
+        """Send ``message`` and wait for one reply line.  Returns (the reply, late): late if it
+        came after ``limit`` seconds.  With no reply by ``limit + grace`` the seat is killed and
+        :class:`NoReply` raised.  A seat that has ended answers its ``ended`` line (or one made
+        up here).  Interruptions by the caller's own move watchdog (MoveTimeout) only mark the
+        reply late: the seat gets its grace."""
+        started = time.perf_counter()
+        deadline = None if limit is None else started + limit + grace
+        with contextlib.suppress(OSError):  # it has gone: its ended line, or the end of its stdout, says how
+            os.write(self._to, message)
+        late = False
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0:
+                line, self._buffer = self._buffer[: end + 1], self._buffer[end + 1 :]
+                if limit is not None and time.perf_counter() - started > limit:
+                    late = True
+                return self._decoded(line), late
+            if len(self._buffer) > wire.MAX_LINE:
+                self.kill()
+                return {"type": "error", "reason": "protocol: a reply longer than 1 MiB"}, late
+            wait = None if deadline is None else max(0, int((deadline - time.perf_counter()) * 1000) + 1)
+            try:
+                events = self._poll.poll(wait)
+            except MoveTimeout:
+                late = True
+                continue
+            if not events:
+                if deadline is not None and time.perf_counter() >= deadline:
+                    self.kill()
+                    raise NoReply
+                continue
+            for fd, _ in events:
+                if fd == self._err:
+                    self._drain_stderr()
+                    continue
+                try:
+                    chunk = os.read(self._from, 65536)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    self._finish()
+                    return {"type": "ended", "reason": self.ended}, late
+                self._buffer += chunk
+
+    def _decoded(self, line: bytes) -> dict[str, Any]:
+        try:
+            message = wire.decode(line)
+        except wire.ProtocolError as exc:
+            return {"type": "error", "reason": f"protocol: {exc}"}
+        if message["type"] == "ended":
+            self.ended = str(message.get("reason", "the seat's process ended"))
+            self._finish()
+        return message
+
+    def _drain_stderr(self) -> None:
+        try:
+            data = os.read(self._err, 65536)
+        except OSError:
+            data = b""
+        if not data:
+            with contextlib.suppress(ValueError, OSError):
+                self._poll.unregister(self._err)
+            return
+        self.stderr_tail = (self.stderr_tail + data)[-STDERR_TAIL:]
+        if self.log is None:
+            return
+        room = self.limits.file_size_mb * 1024 * 1024 - self._logged
+        if room <= 0:
+            return
+        if len(data) > room:
+            data = data[:room] + b"\n[arena: the rest of this seat process's stderr is left out]\n"
+        self._logged += len(data)
+        with contextlib.suppress(OSError):
+            self.log.write(data)
+            self.log.flush()
+
+    # ------------------------------------------------------------------ ending
+    def _finish(self) -> None:
+        """The seat has ended: reap the reaper and note how, if the ended line didn't."""
+        if not self.alive:
+            return
+        self.alive = False
+        self._drain_all_stderr()
+        _, status = os.waitpid(self.pid, 0)
+        if not self.ended:
+            self.ended = f"the seat's process ended ({_how(status)})"
+        self._close_fds()
+
+    def _drain_all_stderr(self) -> None:
+        with contextlib.suppress(OSError):
+            while select.select([self._err], [], [], 0)[0]:
+                before = self._logged
+                tail = self.stderr_tail
+                self._drain_stderr()
+                if self._logged == before and self.stderr_tail == tail:
+                    break
+
+    def kill(self) -> None:
+        """SIGKILL the reaper's process group (the seat with it) and reap it."""
+        if not self.alive:
+            return
+        self.alive = False
+        with contextlib.suppress(OSError):
+            os.killpg(self.pid, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.kill(self.pid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+        self._drain_all_stderr()
+        if not self.ended:
+            self.ended = "the seat's process was killed by arena"
+        self._close_fds()
+
+    def close(self) -> None:
+        """Say bye, give the seat a moment to leave, then make sure it has."""
+        if self.alive:
+            with contextlib.suppress(OSError):
+                os.write(self._to, wire.BYE)
+            give_up = time.monotonic() + 0.2
+            while self.alive and time.monotonic() < give_up:
+                ready, _, _ = select.select([self._from], [], [], max(0.0, give_up - time.monotonic()))
+                if not ready:
+                    break
+                try:
+                    if not os.read(self._from, 65536):
+                        self._finish()
+                except BlockingIOError:
+                    continue
+            self.kill()
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
+    def _remove_cgroup(self) -> None:
+        """Remove the seat's pids cgroup (see confine.join_pids_cgroup) once it is empty."""
+        group = confine.pids_cgroup_of(self.pid)
+        if group is None:
+            return
+        for _ in range(50):
+            try:
+                group.rmdir()
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                time.sleep(0.01)  # the last of its processes are still exiting
+
+    def _close_fds(self) -> None:
+        self._remove_cgroup()
+        for fd in (self._to, self._from, self._err):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def _how(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"killed by {signal.Signals(os.WTERMSIG(status)).name}"
+    return f"exit status {os.waitstatus_to_exitcode(status)}"
+
+
+def seat_environment(scratch: Path, extra: Mapping[str, str], layers: Sequence[str]) -> dict[str, str]:
+    """A small, clean environment: nothing of arena's own but PATH and the locale."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        "LANG": os.environ.get("LANG", "C.UTF-8"),
+        "HOME": str(scratch),
+        "TMPDIR": str(scratch),
+        confine.LAYERS_VARIABLE: ",".join(layers),
+    }
+    env.update(extra)
+    return env
+
+
+# ---------------------------------------------------------------------- the child processes
+def _reaper_and_seat(
+    seat: SeatProcess, parent: int, scratch: Path, stdin: int, stdout: int, stderr: int
+) -> None:
+    """In the forked child: become the reaper, fork the seat, confine it and exec it."""
+    os.setsid()
+    confine.die_with_parent(signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(0)
+    os.dup2(stdin, 0)
+    os.dup2(stdout, 1)
+    os.dup2(stderr, 2)
+    os.closerange(3, 1 << 16)
+    for number in (
+        signal.SIGINT,
+        signal.SIGTERM,
+        signal.SIGPIPE,
+        signal.SIGALRM,
+        signal.SIGXFSZ,
+        signal.SIGHUP,
+    ):
+        signal.signal(number, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_SETMASK, [])
+    os.chdir(seat.cwd)
+    layers: list[str] = []
+    cgroup = confine.join_pids_cgroup(seat.limits.processes + 1)  # +1: the reaper is in it too
+    in_namespaces, user_namespace = confine.enter_namespaces()
+    child = os.fork()
+    if child:
+        _reap(child, seat.limits, cgroup)
+    # The seat: process 1 of its namespaces, if they were made.
+    try:
+        confine.die_with_parent(signal.SIGKILL)
+        if in_namespaces:
+            layers.append("namespaces")
+            fresh_proc, covered = confine.private_views(seat.hidden)
+            if fresh_proc:
+                layers.append("private-proc")
+            if covered and seat.hidden:
+                layers.append("hidden")
+        confine.set_limits(seat.limits, count_processes=user_namespace)
+        layers.append("limits")
+        if cgroup is not None:
+            layers.append("pids-cgroup")
+        if confine.restrict_writes(scratch):
+            layers.append("landlock")
+        if confine.drop_capabilities():
+            layers.append("no-capabilities")
+        env = seat_environment(scratch, seat.environment, layers)
+        os.execve(seat.argv[0], seat.argv, env)
+    except BaseException as exc:
+        text = f"could not start {seat.argv[0]}: {type(exc).__name__}: {exc}"
+        with contextlib.suppress(BaseException):
+            os.write(1, wire.reply("error", reason=text[:300]))
+    os._exit(127)
+
+
+def _reap(child: int, limits: SeatLimits, cgroup: Path | None) -> None:
+    """The reaper: wait for the seat, then write one ``ended`` line saying how it ended."""
+    os.close(0)
+    os.close(2)
+    try:
+        _, status, usage = os.wait4(child, 0)
+        cpu = usage.ru_utime + usage.ru_stime
+        if os.WIFSIGNALED(status):
+            number = os.WTERMSIG(status)
+            if cpu >= limits.cpu_seconds:
+                how = f"went over its CPU time limit ({limits.cpu_seconds} s)"
+            elif number == signal.SIGXFSZ:
+                how = f"wrote past its file size limit ({limits.file_size_mb} MiB)"
+            else:
+                how = f"was killed by {signal.Signals(number).name}"
+        else:
+            how = f"exited with status {os.waitstatus_to_exitcode(status)}"
+        os.write(1, wire.reply("ended", reason=f"the seat's process {how}"))
+    finally:
+        if cgroup is not None:  # leave it, so the parent can remove it once it is empty
+            with contextlib.suppress(OSError):
+                (cgroup.parent / "cgroup.procs").write_text(str(os.getpid()))
+        os._exit(0)

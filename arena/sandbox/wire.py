@@ -1,0 +1,235 @@
+"""The seat protocol, version 1: JSON lines between arena and a seat process.
+
+Every message is one JSON object on one line, ended by ``\\n``, with a ``type``.  arena writes
+to the seat's stdin and reads one reply per message from its stdout (``docs/protocol.md`` has
+the full description and an example exchange)::
+
+    arena -> seat                                     seat -> arena
+    hello      {protocol, move_timeout, random_seed}  hello  {protocol, name}
+    game_start {seat, n_players, names, rules,        ready
+                strategy_seed}
+    turn       {the fields of TurnView but rules}     action {keep, bank}
+    game_end   {the fields of GameResult}             done
+    bye                                               (no reply: the seat exits)
+
+Instead of any reply, a seat may answer ``error`` (with a ``reason``): it loses the game.
+arena's own host for Python strategies also answers ``timeout`` (its watchdog stopped a
+decision at the deadline) and ``illegal`` (the strategy returned something that is not an
+action), and adds details to its hello.
+
+This module encodes arena's side and decodes the replies (the parent), and the reverse for
+arena's host; the turn message is built by hand, since it is sent once per decision.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from arena.engine import Action, GameResult, Ruleset, TurnView
+from arena.engine.scoring import Keep, score_table
+
+PROTOCOL_VERSION = 1
+#: The longest line either side accepts (bytes).
+MAX_LINE = 1 << 20
+
+
+class ProtocolError(ValueError):
+    """A message that breaks the protocol; the text says how, in one line."""
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 100 else text[:99] + "…"
+
+
+_encoder = msgspec.json.Encoder(enc_hook=_short)  # anything JSON has no word for: its repr
+_decode = msgspec.json.Decoder().decode
+
+
+def _line(message: dict[str, Any]) -> bytes:
+    return _encoder.encode(message) + b"\n"
+
+
+def decode(line: bytes) -> dict[str, Any]:
+    """One message as a dict with a string ``type``; :class:`ProtocolError` otherwise."""
+    try:
+        message = _decode(line)
+    except (msgspec.DecodeError, ValueError):
+        text = line[:80].decode(errors="replace").strip()
+        raise ProtocolError(f"not a JSON line: {text!r}") from None
+    if not isinstance(message, dict) or not isinstance(message.get("type"), str):
+        raise ProtocolError(f"not a message (a JSON object with a type): {line[:80]!r}")
+    return message
+
+
+# ------------------------------------------------------------------------------- arena's side
+def hello(move_timeout: float | None, random_seed: int) -> bytes:
+    return _line(
+        {
+            "type": "hello",
+            "protocol": PROTOCOL_VERSION,
+            "move_timeout": move_timeout,
+            "random_seed": random_seed,
+        }
+    )
+
+
+def game_start(rules: Ruleset, seat: int, names: tuple[str, ...], strategy_seed: int) -> bytes:
+    return _line(
+        {
+            "type": "game_start",
+            "seat": seat,
+            "n_players": len(names),
+            "names": list(names),
+            "rules": rules.as_dict(),
+            "strategy_seed": strategy_seed,
+        }
+    )
+
+
+def game_end(result: GameResult) -> bytes:
+    return _line(
+        {
+            "type": "game_end",
+            "scores": result.scores,
+            "winners": result.winners,
+            "win_shares": result.win_shares,
+            "ranks": result.ranks,
+            "turns": result.turns,
+            "farkles": result.farkles,
+            "rounds": result.rounds,
+            "reason": result.reason,
+        }
+    )
+
+
+BYE = b'{"type":"bye"}\n'
+_BOOL = ("false", "true")
+_KEEP_HEADS: dict[Keep, str] = {}
+
+
+def _ints(values: tuple[int, ...]) -> str:
+    return "[" + ",".join(map(str, values)) + "]"
+
+
+def turn(view: TurnView, keeps: bool = True) -> bytes:
+    """The view as a ``turn`` message: every field of TurnView but ``rules`` (sent with
+    game_start), each legal keep with its ``bank_allowed`` and ``overshoots`` answered.
+    Without ``keeps`` (for a seat that said ``"legal_keeps": false`` in its hello, as arena's
+    own host does), ``legal_keeps`` is left out."""
+    if not keeps:
+        return (
+            f'{{"type":"turn","seat":{view.seat},"n_players":{view.n_players},"scores":{_ints(view.scores)},'
+            f'"roll":{_ints(view.roll)},"turn_points":{view.turn_points},"bank_minimum":{view.bank_minimum},'
+            f'"strikes":{_ints(view.strikes)},'
+            f'"farkle_streaks":{_ints(view.farkle_streaks)},"final_round":{_BOOL[view.final_round]},'
+            f'"turn":{view.turn},"roll_number":{view.roll_number},"playoff":{_BOOL[view.playoff]}}}\n'
+        ).encode()
+    rules = view.rules
+    seat = view.seat
+    scores = view.scores
+    points = view.turn_points
+    minimum = view.bank_minimum
+    must_roll = rules.must_roll_after_hot_dice
+    room = rules.target - scores[seat] - points if rules.exact_target and not view.playoff else None
+    keeps = []
+    heads = _KEEP_HEADS
+    for keep in view.legal_keeps:
+        head = heads.get(keep)
+        if head is None:
+            head = heads[keep] = (
+                f'{{"dice":{_ints(keep.dice)},"points":{keep.points},'
+                f'"dice_left":{keep.dice_left},"hot":{_BOOL[keep.hot]}'
+            )
+        allowed = points + keep.points >= minimum and not (keep.hot and must_roll)
+        over = room is not None and keep.points > room
+        keeps.append(f'{head},"bank_allowed":{_BOOL[allowed]},"overshoots":{_BOOL[over]}}}')
+    return (
+        f'{{"type":"turn","seat":{seat},"n_players":{view.n_players},"scores":{_ints(scores)},'
+        f'"roll":{_ints(view.roll)},"turn_points":{points},"bank_minimum":{minimum},'
+        f'"legal_keeps":[{",".join(keeps)}],"strikes":{_ints(view.strikes)},'
+        f'"farkle_streaks":{_ints(view.farkle_streaks)},"final_round":{_BOOL[view.final_round]},'
+        f'"turn":{view.turn},"roll_number":{view.roll_number},"playoff":{_BOOL[view.playoff]}}}\n'
+    ).encode()
+
+
+def action_from(message: dict[str, Any]) -> Action | tuple[Any, Any]:
+    """The decision in an ``action`` reply, as the engine will check it: a keep that is a list
+    becomes a tuple; anything else is passed on for the engine to explain why it is illegal."""
+    keep = message.get("keep")
+    bank = message.get("bank")
+    if isinstance(keep, list):
+        return Action(tuple(keep), bank)
+    return keep, bank
+
+
+# ------------------------------------------------------------------------ the host's side
+def ruleset_from(data: Any) -> Ruleset:
+    if not isinstance(data, dict):
+        raise ProtocolError("game_start: rules must be an object")
+    return Ruleset(**data)
+
+
+class ViewReader:
+    """Turns ``turn`` messages back into TurnView objects, with the legal keeps taken from the
+    host's own score table (the same shared records the engine hands out)."""
+
+    def __init__(self, rules: Ruleset) -> None:
+        table = score_table(rules)
+        self.rules = rules
+        self.keeps = {faces: table.keeps[key] for key, faces in table.faces.items()}
+
+    def view(self, m: dict[str, Any]) -> TurnView:
+        roll = tuple(m["roll"])
+        return TurnView(
+            self.rules,
+            m["seat"],
+            m["n_players"],
+            tuple(m["scores"]),
+            roll,
+            m["turn_points"],
+            m["bank_minimum"],
+            self.keeps[roll],
+            tuple(m["strikes"]),
+            tuple(m["farkle_streaks"]),
+            m["final_round"],
+            m["turn"],
+            m["roll_number"],
+            m["playoff"],
+        )
+
+
+def result_from(m: dict[str, Any]) -> GameResult:
+    return GameResult(
+        tuple(m["scores"]),
+        tuple(m["winners"]),
+        tuple(m["win_shares"]),
+        tuple(m["ranks"]),
+        tuple(m["turns"]),
+        tuple(m["farkles"]),
+        m["rounds"],
+        m["reason"],
+    )
+
+
+def action_line(action: Any) -> bytes:
+    """What a Python strategy returned, as an ``action`` reply (or ``illegal`` if it is not a
+    pair of dice and a bank flag).  Runs the strategy's own code (iterating its objects), so
+    the host calls it inside the timed call."""
+    try:
+        keep, bank = action
+        dice = list(keep)
+    except Exception:
+        return _line(
+            {"type": "illegal", "reason": f"the decision is not an Action(keep, bank): {_short(action)}"}
+        )
+    try:
+        return _line({"type": "action", "keep": dice, "bank": bank})
+    except (TypeError, ValueError, OverflowError) as exc:  # a die too big for JSON, say
+        return _line({"type": "illegal", "reason": f"the decision can't be sent: {exc}"})
+
+
+def reply(kind: str, **fields: Any) -> bytes:
+    return _line({"type": kind, **fields})
