@@ -281,9 +281,8 @@ class Guard:
         if over:
             raise PlayerFault(seat, "timeout", timeout_reason(kind, self.limit), game)
         if failure is not None:
-            raise PlayerFault(seat, "error", error_reason(kind, failure.text), game, failure.traceback) from (
-                failure.exc
-            )
+            reason = failure.text if failure.reported else error_reason(kind, failure.text)
+            raise PlayerFault(seat, "error", reason, game, failure.traceback) from failure.exc
         if self.watch is not None:
             self._watched(seat, game)
         return value
@@ -342,12 +341,13 @@ class Guard:
 class _Failure:
     """What a strategy's call raised, read while the call is still timed."""
 
-    __slots__ = ("exc", "illegal", "text", "traceback")
+    __slots__ = ("exc", "illegal", "reported", "text", "traceback")
 
     def __init__(self, exc: BaseException, illegal: bool = False) -> None:
         self.exc = exc
         self.illegal = illegal
-        if type(exc) is ReportedFailure:  # already one line, from a seat process
+        self.reported = type(exc) is ReportedFailure
+        if self.reported:  # already the whole reason, from a seat process
             self.illegal = exc.status == "illegal"
             self.text, self.traceback = shorten(exc.reason), exc.traceback_text
         elif illegal:  # the engine's explanation of an illegal action: no type name, middle cut

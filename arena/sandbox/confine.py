@@ -187,21 +187,22 @@ def pids_cgroup_of(reaper: int) -> Path | None:
     return None
 
 
-def join_pids_cgroup(limit: int) -> Path | None:
-    """As root, where the pids cgroup controller is mounted: move this process into a new
-    cgroup that allows ``limit`` processes and threads, so whatever it forks is counted there
-    (RLIMIT_NPROC does not bind root).  Returns the cgroup's folder, to be removed once the
-    seat has ended; None where it can't be made."""
+def join_pids_cgroup(limit: int, reaper: int) -> Path | None:
+    """As root, where the pids cgroup controller is mounted: move this process (the seat) into
+    a new cgroup, named after its ``reaper``, that allows ``limit`` processes and threads, so
+    whatever it forks is counted there (RLIMIT_NPROC does not bind root).  Returns the cgroup's
+    folder; None where it can't be made.  The parent kills a seat through this list of its
+    processes and removes the folder once the reaper has reaped the seat."""
     if os.geteuid() != 0:
         return None
     for base in PIDS_CGROUP_ROOTS:
         if not (base / "cgroup.procs").exists():
             continue
-        group = base / f"arena-seat-{os.getpid()}"
+        group = base / f"arena-seat-{reaper}"
         try:
             group.mkdir(exist_ok=True)
             (group / "pids.max").write_text(str(limit))
-            (group / "cgroup.procs").write_text(str(os.getpid()))
+            (group / "cgroup.procs").write_text(str(os.getpid()))  # as this PID namespace numbers it
         except OSError:
             with contextlib.suppress(OSError):
                 group.rmdir()

@@ -23,7 +23,7 @@ import signal
 import sys
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -47,14 +47,15 @@ class SeatProcess:
         argv: Sequence[str],
         limits: SeatLimits,
         *,
-        log: BinaryIO | None = None,
+        log: Callable[[], BinaryIO | None] | None = None,
         hidden: Sequence[Path] = (),
         cwd: str | None = None,
         environment: Mapping[str, str] | None = None,
     ) -> None:
         self.argv = list(argv)
         self.limits = limits
-        self.log = log
+        self._open_log = log  # called on the seat's first stderr output, so silent seats leave no file
+        self.log: BinaryIO | None = None
         self.hidden = tuple(hidden)
         self.cwd = cwd or os.getcwd()
         self.environment = dict(environment or {})
@@ -65,6 +66,8 @@ class SeatProcess:
         self._logged = 0
         self._buffer = b""
         self._scratch: Path | None = None
+        self._reaped = False
+        self._err_closed = False
 
     # ------------------------------------------------------------------ starting
     def start(self) -> None:
@@ -158,10 +161,15 @@ class SeatProcess:
         except OSError:
             data = b""
         if not data:
-            with contextlib.suppress(ValueError, OSError):
-                self._poll.unregister(self._err)
+            if not self._err_closed:
+                self._err_closed = True
+                with contextlib.suppress(ValueError, OSError, KeyError):
+                    self._poll.unregister(self._err)
             return
         self.stderr_tail = (self.stderr_tail + data)[-STDERR_TAIL:]
+        if self.log is None and self._open_log is not None:
+            self.log = self._open_log()
+            self._open_log = None
         if self.log is None:
             return
         room = self.limits.file_size_mb * 1024 * 1024 - self._logged
@@ -182,30 +190,50 @@ class SeatProcess:
         self.alive = False
         self._drain_all_stderr()
         _, status = os.waitpid(self.pid, 0)
+        self._reaped = True
         if not self.ended:
             self.ended = f"the seat's process ended ({_how(status)})"
         self._close_fds()
 
     def _drain_all_stderr(self) -> None:
-        with contextlib.suppress(OSError):
-            while select.select([self._err], [], [], 0)[0]:
-                before = self._logged
-                tail = self.stderr_tail
+        with contextlib.suppress(OSError, ValueError):
+            while not self._err_closed and select.select([self._err], [], [], 0)[0]:
                 self._drain_stderr()
-                if self._logged == before and self.stderr_tail == tail:
-                    break
 
     def kill(self) -> None:
-        """SIGKILL the reaper's process group (the seat with it) and reap it."""
+        """SIGKILL the seat and everything it started, then reap its reaper.  Where the seat has
+        a pids cgroup, its processes are killed through it and the reaper is left to reap the
+        seat (so the cgroup empties at once and can be removed); otherwise, or if the reaper
+        does not end in a second, the reaper's process group goes (the seat with it)."""
         if not self.alive:
             return
         self.alive = False
-        with contextlib.suppress(OSError):
-            os.killpg(self.pid, signal.SIGKILL)
-        with contextlib.suppress(OSError):
-            os.kill(self.pid, signal.SIGKILL)
-        with contextlib.suppress(ChildProcessError):
-            os.waitpid(self.pid, 0)
+        group = confine.pids_cgroup_of(self.pid)
+        if group is not None:
+            with contextlib.suppress(OSError, ValueError):
+                for pid in (group / "cgroup.procs").read_text().split():
+                    with contextlib.suppress(OSError):
+                        os.kill(int(pid), signal.SIGKILL)
+            give_up = time.monotonic() + 1.0
+            while time.monotonic() < give_up:
+                with contextlib.suppress(ChildProcessError):
+                    if os.waitpid(self.pid, os.WNOHANG)[0]:
+                        break
+                    time.sleep(0.002)
+                    continue
+                break
+            else:
+                group = None
+            if group is not None:
+                self._reaped = True
+        if not self._reaped:
+            with contextlib.suppress(OSError):
+                os.killpg(self.pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
+            self._reaped = True
         self._drain_all_stderr()
         if not self.ended:
             self.ended = "the seat's process was killed by arena"
@@ -296,11 +324,11 @@ def _reaper_and_seat(
     signal.pthread_sigmask(signal.SIG_SETMASK, [])
     os.chdir(seat.cwd)
     layers: list[str] = []
-    cgroup = confine.join_pids_cgroup(seat.limits.processes + 1)  # +1: the reaper is in it too
     in_namespaces, user_namespace = confine.enter_namespaces()
+    reaper = os.getpid()
     child = os.fork()
     if child:
-        _reap(child, seat.limits, cgroup)
+        _reap(child, seat.limits)
     # The seat: process 1 of its namespaces, if they were made.
     try:
         confine.die_with_parent(signal.SIGKILL)
@@ -311,10 +339,10 @@ def _reaper_and_seat(
                 layers.append("private-proc")
             if covered and seat.hidden:
                 layers.append("hidden")
+        if confine.join_pids_cgroup(seat.limits.processes, reaper) is not None:
+            layers.append("pids-cgroup")
         confine.set_limits(seat.limits, count_processes=user_namespace)
         layers.append("limits")
-        if cgroup is not None:
-            layers.append("pids-cgroup")
         if confine.restrict_writes(scratch):
             layers.append("landlock")
         if confine.drop_capabilities():
@@ -328,7 +356,7 @@ def _reaper_and_seat(
     os._exit(127)
 
 
-def _reap(child: int, limits: SeatLimits, cgroup: Path | None) -> None:
+def _reap(child: int, limits: SeatLimits) -> None:
     """The reaper: wait for the seat, then write one ``ended`` line saying how it ended."""
     os.close(0)
     os.close(2)
@@ -347,7 +375,4 @@ def _reap(child: int, limits: SeatLimits, cgroup: Path | None) -> None:
             how = f"exited with status {os.waitstatus_to_exitcode(status)}"
         os.write(1, wire.reply("ended", reason=f"the seat's process {how}"))
     finally:
-        if cgroup is not None:  # leave it, so the parent can remove it once it is empty
-            with contextlib.suppress(OSError):
-                (cgroup.parent / "cgroup.procs").write_text(str(os.getpid()))
         os._exit(0)

@@ -179,7 +179,7 @@ class SeatPool:
     def _start(self, index: int) -> tuple[SeatProcess, str, bool]:
         player = self.players[index]
         process = SeatProcess(
-            seat_argv(player.text), self.limits, log=self._log(index), hidden=self.place.hidden
+            seat_argv(player.text), self.limits, log=lambda: self._log(index), hidden=self.place.hidden
         )
         process.start()
         hello = handshake(process, self.move_timeout, self.random_seed)

@@ -1,0 +1,417 @@
+"""Issue 11: untrusted bots in seat processes of their own (``--isolate``).
+
+The five cheats of the issue live in tests/cheats/ as strategy files.  Each plays like the
+built-in ``greedy`` (and calls itself greedy, so its games get greedy's deals) wherever its cheat
+finds nothing to work on.  So under ``--isolate`` every cheat must give byte for byte the games
+of honest greedy; and in arena's own processes each must change them, which shows the cheat is
+real and the test able to fail.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from arena.engine import CLASSIC, SHORT, STANDARD, Ruleset
+from arena.sandbox import SeatLimits, load_player
+from arena.tournament import TournamentSpec, run_tournament
+from arena.tournament.run_folder import RunFolder
+
+CHEATS = Path(__file__).parent / "cheats"
+ARENA = [sys.executable, "-m", "arena.cli"]
+
+
+def run(
+    folder: Path,
+    players: list[str],
+    *,
+    isolate: bool,
+    games: int = 40,
+    rules: tuple[Ruleset, ...] = (STANDARD,),
+    limits: SeatLimits | None = None,
+    timeout: float = 10.0,
+    workers: int = 1,
+    chunk_games: int = 1000,
+) -> Path:
+    """Play a round-robin and return its folder."""
+    limits = limits or SeatLimits()
+    specs = [load_player(p, isolate=isolate, limits=limits, move_timeout=timeout) for p in players]
+    spec = TournamentSpec(
+        rules,
+        tuple(specs),
+        games=games,
+        seed=11,
+        move_timeout=timeout,
+        chunk_games=chunk_games,
+        seat_limits=limits if any(s.isolated for s in specs) else None,
+    )
+    run_folder = RunFolder.create(folder, spec)
+    outcome = run_tournament(spec, run_folder, workers=workers, progress=False)
+    assert not outcome.interrupted, outcome.error
+    return folder
+
+
+def games_bytes(folder: Path) -> bytes:
+    return (folder / "games.csv").read_bytes()
+
+
+def faults(folder: Path) -> pd.DataFrame:
+    """The faulting seat's row of every game a player broke (as errors.csv lists them)."""
+    rows = pd.read_csv(folder / "games.csv")
+    return rows[rows.status != "ok"].reset_index(drop=True)
+
+
+# ---------------------------------------------------------------------------- the five cheats
+CHEAT_FILES = ["foresight", "scores_via_gc", "rewire_opponent", "patch_rival", "forge_results"]
+
+
+@pytest.fixture
+def in_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Work in tmp_path, with runs in results/ below it, as a user does (the forging cheat looks
+    for games.csv files below the working directory)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "results").mkdir()
+    return tmp_path / "results"
+
+
+@pytest.fixture
+def honest(in_results: Path) -> bytes:
+    return games_bytes(run(in_results / "honest", ["greedy", "optimal"], isolate=False))
+
+
+@pytest.mark.parametrize("cheat", CHEAT_FILES)
+def test_a_cheat_changes_nothing_under_isolate(cheat: str, in_results: Path, honest: bytes) -> None:
+    isolated = games_bytes(
+        run(in_results / "isolated", [str(CHEATS / f"{cheat}.py"), "optimal"], isolate=True)
+    )
+    assert isolated == honest
+    assert b"forged" not in isolated
+
+
+@pytest.mark.parametrize("cheat", CHEAT_FILES)
+def test_the_same_cheat_works_in_arenas_own_processes(cheat: str, in_results: Path, honest: bytes) -> None:
+    # The control: without --isolate each cheat changes the results, so the test above can fail.
+    folder = run(in_results / "in-process", [str(CHEATS / f"{cheat}.py"), "optimal"], isolate=False)
+    assert games_bytes(folder) != honest
+
+
+def test_the_cheats_win_in_arenas_own_processes_and_not_under_isolate(in_results: Path) -> None:
+    def share(folder: Path, player: str) -> float:
+        rows = pd.read_csv(folder / "games.csv")
+        return rows.loc[rows.player == player, "win"].mean()
+
+    cheat = str(CHEATS / "scores_via_gc.py")
+    assert share(run(in_results / "a", [cheat, "optimal"], isolate=False, games=20), "greedy") == 1.0
+    assert share(run(in_results / "b", [cheat, "optimal"], isolate=True, games=20), "greedy") < 0.5
+
+
+def test_a_seat_finds_no_way_out(in_results: Path) -> None:
+    """The probe tries: other processes' command lines (the seed) and files, signalling arena's
+    processes, the run's spec.json, writing in the working directory, the network.  Under
+    --isolate it finds none of them, so it plays like greedy; in arena's processes it finds
+    some and loses by error."""
+    probe = str(CHEATS / "snoop.py")
+    # First, while its own run is the only one in results/ (other runs' folders stay readable).
+    isolated = run(in_results / "isolated", [probe, "threshold"], isolate=True, games=4)
+    honest = games_bytes(run(in_results / "honest", ["greedy", "threshold"], isolate=False, games=4))
+    assert games_bytes(isolated) == honest
+    exposed = faults(run(in_results / "exposed", [probe, "threshold"], isolate=False, games=4))
+    assert len(exposed) == 4 and exposed.reason.str.contains("read|signal|listed|wrote").all()
+
+
+# ----------------------------------------------------------------------- honest bots: same bytes
+HONEST = [
+    "greedy",
+    "random",
+    "threshold:bank_at=400",
+    "strategies/catch_up.py",
+    "strategies/one_die_at_a_time.py",
+]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_isolate_gives_the_same_games_as_arenas_own_processes(tmp_path: Path, workers: int) -> None:
+    # Small chunks: seat processes end and start again at every chunk, as chunk processes do.
+    def played(isolate: bool) -> bytes:
+        folder = tmp_path / f"{isolate}-{workers}"
+        return games_bytes(
+            run(
+                folder,
+                HONEST,
+                isolate=isolate,
+                games=12,
+                rules=(STANDARD, SHORT, CLASSIC),
+                workers=workers,
+                chunk_games=50,
+            )
+        )
+
+    assert played(True) == played(False)
+
+
+def test_class_state_lives_for_a_chunk_in_a_seat_as_in_a_chunk_process(tmp_path: Path) -> None:
+    bot = tmp_path / "counter.py"
+    bot.write_text(
+        textwrap.dedent(
+            """
+            from arena.players.builtin.greedy import GreedyPlayer
+
+
+            class Counter(GreedyPlayer):
+                name = "counter"
+                games = 0  # class state: per chunk
+
+                def start_game(self, info):
+                    Counter.games += 1
+                    if Counter.games > 3:
+                        raise RuntimeError(f"game {Counter.games} of this chunk")
+            """
+        )
+    )
+    errors = [
+        faults(run(tmp_path / str(isolate), [str(bot), "greedy"], isolate=isolate, games=10, chunk_games=5))
+        for isolate in (False, True)
+    ]
+    assert errors[0].game.tolist() == errors[1].game.tolist() == [3, 4, 8, 9]
+    assert errors[0].reason.tolist() == errors[1].reason.tolist()
+
+
+# ------------------------------------------------------------------------ limits and deadlines
+ABUSERS = """
+import itertools
+import os
+import signal
+
+from arena.players.builtin.greedy import GreedyPlayer
+
+
+class Abuser(GreedyPlayer):
+    name = "abuser"
+
+    def decide(self, view):
+        if view.turn == 0 and view.roll_number == 1:
+            ABUSE()
+        return super().decide(view)
+"""
+
+ABUSES = {
+    # a Python loop that ignores the watchdog's signal: killed by the parent after the grace
+    "ignores-signals": "signal.signal(signal.SIGALRM, signal.SIG_IGN)\n    while True:\n        pass",
+    # a loop inside C code, where no signal handler runs
+    "loops-in-c": "sum(itertools.repeat(1, 10**13))",
+    # memory without bound: MemoryError at the address-space limit
+    "allocates": "hoard = []\n    while True:\n        hoard.append(bytearray(1 << 24))",
+    # processes without bound: the process limit stops the forks
+    "forks": "while True:\n        if os.fork() == 0:\n            signal.pause()",
+}
+
+
+@pytest.mark.parametrize(
+    ("abuse", "status"),
+    [
+        ("ignores-signals", "timeout"),
+        ("loops-in-c", "timeout"),
+        ("allocates", "error"),
+        ("forks", "error"),
+    ],
+)
+def test_an_abusive_seat_loses_in_time_and_the_run_goes_on(tmp_path: Path, abuse: str, status: str) -> None:
+    bot = tmp_path / "abuser.py"
+    bot.write_text(ABUSERS.replace("ABUSE()", "abuse()") + f"\n\ndef abuse():\n    {ABUSES[abuse]}\n")
+    limits = SeatLimits(memory_mb=512, processes=16, grace=0.3)
+    started = time.monotonic()
+    folder = run(tmp_path / "run", [str(bot), "greedy"], isolate=True, games=4, limits=limits, timeout=0.3)
+    elapsed = time.monotonic() - started
+    errors = faults(folder)
+    assert len(errors) == 4 and set(errors.status) == {status}, errors.to_string()
+    if abuse == "allocates":
+        assert errors.reason.str.contains("MemoryError").all()
+    if abuse == "forks":
+        assert errors.reason.str.contains("BlockingIOError|Resource temporarily unavailable").all()
+    # Each game costs at most its deadline, the grace and a new seat process.
+    assert elapsed < 4 * (0.3 + 0.3 + 1.0) + 3
+    assert len(pd.read_csv(folder / "games.csv")) == 8
+
+
+def test_a_seat_that_goes_over_its_cpu_limit_is_killed_and_replaced(tmp_path: Path) -> None:
+    bot = tmp_path / "burner.py"
+    bot.write_text(
+        textwrap.dedent(
+            """
+            import threading
+            import time
+
+            from arena.players.builtin.greedy import GreedyPlayer
+
+
+            def burn():
+                while True:
+                    pass
+
+
+            class Burner(GreedyPlayer):
+                name = "burner"
+
+                def start_game(self, info):
+                    threading.Thread(target=burn, daemon=True).start()  # burns between decisions too
+                    time.sleep(0.3)
+            """
+        )
+    )
+    folder = run(
+        tmp_path / "run", [str(bot), "greedy"], isolate=True, games=8, limits=SeatLimits(cpu_seconds=1)
+    )
+    errors = faults(folder)
+    assert len(errors) >= 1
+    assert errors.reason.str.contains("CPU time limit").any(), errors.to_string()
+
+
+def test_seat_processes_and_their_cgroups_are_gone_after_the_run(tmp_path: Path) -> None:
+    bot = tmp_path / "spawner.py"
+    bot.write_text(
+        textwrap.dedent(
+            """
+            import subprocess
+
+            from arena.players.builtin.greedy import GreedyPlayer
+
+
+            class Spawner(GreedyPlayer):
+                name = "spawner"
+
+                def start_game(self, info):
+                    subprocess.Popen(["sleep", "1000"], start_new_session=True)  # tries to outlive its seat
+            """
+        )
+    )
+    run(tmp_path / "run", [str(bot), "greedy"], isolate=True, games=2)
+    left = subprocess.run(["pgrep", "-f", "sleep 1000"], capture_output=True, text=True).stdout.split()
+    assert left == []
+    assert not list(Path("/sys/fs/cgroup/pids").glob("arena-seat-*"))
+
+
+def test_a_seat_that_dies_loses_its_game_and_is_replaced(tmp_path: Path) -> None:
+    bot = tmp_path / "quitter.py"
+    bot.write_text(
+        textwrap.dedent(
+            """
+            import os
+
+            from arena.players.builtin.greedy import GreedyPlayer
+
+
+            class Quitter(GreedyPlayer):
+                name = "quitter"
+
+                def start_game(self, info):
+                    if info.seat == 0:
+                        os._exit(3)
+            """
+        )
+    )
+    folder = run(tmp_path / "run", [str(bot), "greedy"], isolate=True, games=6)
+    errors = faults(folder)
+    assert len(errors) == 3  # the games where it sits first; the others it plays in a new process
+    assert errors.reason.str.contains("exited with status 3").all()
+    assert len(pd.read_csv(folder / "games.csv")) == 12
+
+
+# ---------------------------------------------------------------------------- the command line
+def test_isolate_on_the_command_line_logs_stderr_to_the_run_folder(tmp_path: Path) -> None:
+    bot = tmp_path / "talker.py"
+    bot.write_text(
+        textwrap.dedent(
+            """
+            import sys
+
+            from arena.players.builtin.greedy import GreedyPlayer
+
+
+            class Talker(GreedyPlayer):
+                name = "talker"
+
+                def start_game(self, info):
+                    print("thinking out loud", file=sys.stderr)
+            """
+        )
+    )
+    out = tmp_path / "run"
+    result = subprocess.run(
+        [
+            *ARENA,
+            "tournament",
+            "-p",
+            str(bot),
+            "-p",
+            "greedy",
+            "--isolate",
+            "--games",
+            "2",
+            "--rules",
+            "standard",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "thinking out loud" not in result.stderr + result.stdout
+    assert (out / "seat-logs" / "talker.log").read_text().count("thinking out loud") == 2
+    spec = (out / "spec.json").read_text()
+    assert '"isolated": true' in spec and '"seat_limits"' in spec
+
+
+def test_bad_seat_limits_are_one_line(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [
+            *ARENA,
+            "tournament",
+            "-p",
+            "greedy",
+            "-p",
+            "random",
+            "--isolate",
+            "--seat-memory",
+            "0",
+            "--out",
+            str(tmp_path / "x"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 2
+    assert result.stderr.strip() == "arena: error: --seat-memory must be at least 1, got 0"
+
+
+def test_a_strategy_file_is_never_imported_in_arenas_processes(tmp_path: Path) -> None:
+    bot = tmp_path / "seat_only.py"
+    bot.write_text(
+        textwrap.dedent(
+            """
+            import os
+
+            from arena.players.builtin.greedy import GreedyPlayer
+
+            if "ARENA_SEAT_LAYERS" not in os.environ:  # set only in a seat process
+                raise ImportError("imported outside a seat process")
+
+
+            class SeatOnly(GreedyPlayer):
+                name = "seat-only"
+            """
+        )
+    )
+    folder = run(tmp_path / "run", [str(bot), "greedy"], isolate=True, games=4, workers=2, chunk_games=2)
+    assert len(faults(folder)) == 0
+    assert not [m for m in sys.modules.values() if getattr(m, "__file__", None) == str(bot)]
+    with pytest.raises(ValueError, match="imported outside a seat process"):
+        run(tmp_path / "in-process", [str(bot), "greedy"], isolate=False, games=4)
