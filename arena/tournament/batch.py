@@ -127,13 +127,34 @@ class BatchPlayer:
                 random_seed=chunk_random_seed(spec.seed, first),
                 place=self.place,
             )
-        try:
+        if pool is None:
             self._play_games(
                 first, emit_from, stop, send, every, frozenset(careful), on_changed_rules, guard, pool
             )
+            return
+        # The last piece is sent after the seat processes have gone: when a run has all its
+        # rows, none of its seats is still running.
+        last: list[BatchResult] = []
+
+        def send_but_last(result: BatchResult) -> None:
+            (last.append if result.stop == stop else send)(result)
+
+        try:
+            self._play_games(
+                first,
+                emit_from,
+                stop,
+                send_but_last,
+                every,
+                frozenset(careful),
+                on_changed_rules,
+                guard,
+                pool,
+            )
         finally:
-            if pool is not None:
-                pool.close()
+            pool.close()
+        for result in last:
+            send(result)
 
     def _play_games(
         self,

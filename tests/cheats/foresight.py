@@ -1,11 +1,12 @@
-"""Cheat 1, foresight: find the live Game in a caller's stack frame, copy it, and look at the
-next roll before deciding to roll on, so it never farkles.  Plays like ``greedy`` (and says it
-is greedy) wherever it finds no game."""
+"""Cheat 1, foresight: find the live game in a caller's stack frame, read its dice stream, and
+compute the next roll before deciding to roll on, so it never farkles.  Plays like ``greedy``
+(and says it is greedy) wherever it finds no game."""
 
-import copy
 import sys
 
 from arena.engine import Action, Game
+from arena.engine.dice import roll_key
+from arena.engine.scoring import score_table
 from arena.players.builtin.greedy import GreedyPlayer
 
 
@@ -27,8 +28,9 @@ class Foresight(GreedyPlayer):
         game = find_game()
         if game is None or not honest.bank:
             return honest
-        future = copy.deepcopy(game)
-        future.apply(Action(honest.keep, False))  # roll on, in the copy: does the next roll score?
-        if not future.over and future.seat == view.seat and future.view().legal_keeps:
+        keep = next(k for k in view.legal_keeps if k.dice == honest.keep)
+        # The roll after this keep, from the game's own stream: roll on whenever it scores.
+        following = roll_key(game._stream, game._roll_index, keep.dice_left)
+        if score_table(view.rules).keeps[following]:
             return Action(honest.keep, False)
         return honest
