@@ -49,17 +49,16 @@ def arena(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-def tournament(out: Path, *players: str, rulesets: tuple[str, ...] = RULESETS, games: str = GAMES) -> Path:
+def tournament(
+    out: Path,
+    *players: str,
+    rulesets: tuple[str, ...] = RULESETS,
+    games: str = GAMES,
+    options: tuple[str, ...] = (),
+) -> Path:
     rules = [arg for name in rulesets for arg in ("--rules", name)]
-    code, _, err = arena(
-        "tournament",
-        *rules,
-        *(arg for p in players for arg in ("-p", p)),
-        "--games",
-        games,
-        "--out",
-        str(out),
-    )
+    seated = [arg for p in players for arg in ("-p", p)]
+    code, _, err = arena("tournament", *rules, *seated, "--games", games, "--out", str(out), *options)
     assert code == 0, err
     return out
 
@@ -160,6 +159,8 @@ for line in sys.stdin:
                 reply = {"type": "action", "keep": [], "bank": False}
             elif mode == "error":
                 reply = {"type": "error", "reason": "no idea what to do"}
+            elif mode == "slow":
+                time.sleep(30)
     elif kind == "game_end":
         reply = {"type": "done"}
     else:
@@ -222,6 +223,24 @@ def test_a_bot_that_breaks_the_protocol_loses_that_game_only(
     assert all(s == status and r.startswith(reason) for s, r in faults.values()), faults
     log = (out / "errors.log").read_text()
     assert "=== fault 1 of 1" in log and "arena/sandbox" not in log  # no arena frames as its traceback
+
+
+def test_a_bot_past_its_deadline_and_grace_is_killed_and_loses_by_timeout(
+    tmp_path: Path, faulty_bot: Path
+) -> None:
+    out = tournament(
+        tmp_path / "run",
+        f"cmd:{sys.executable} {faulty_bot} slow",
+        "greedy",
+        rulesets=("standard",),
+        games="4",
+        options=("--move-timeout", "0.2"),
+    )
+    games = {
+        int(r["game"]): (r["status"], r["reason"]) for r in rows(out / "games.csv") if r["player"] == "slow"
+    }
+    # Killed 0.5 s (the grace) past the deadline, not 30 s later; the next game plays afresh.
+    assert games == {0: ("ok", ""), 1: ("timeout", "no decision within 0.2 s"), 2: ("ok", ""), 3: games[1]}
 
 
 def test_a_bot_that_never_says_hello_loses_each_game_at_its_start_deadline(
