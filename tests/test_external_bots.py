@@ -13,6 +13,7 @@ import csv
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -228,19 +229,21 @@ def test_a_bot_that_breaks_the_protocol_loses_that_game_only(
 def test_a_bot_past_its_deadline_and_grace_is_killed_and_loses_by_timeout(
     tmp_path: Path, faulty_bot: Path
 ) -> None:
+    started = time.monotonic()
     out = tournament(
         tmp_path / "run",
         f"cmd:{sys.executable} {faulty_bot} slow",
         "greedy",
         rulesets=("standard",),
         games="4",
-        options=("--move-timeout", "0.2"),
+        options=("--move-timeout", "1"),  # ample for a turn on a busy machine
     )
     games = {
         int(r["game"]): (r["status"], r["reason"]) for r in rows(out / "games.csv") if r["player"] == "slow"
     }
     # Killed 0.5 s (the grace) past the deadline, not 30 s later; the next game plays afresh.
-    assert games == {0: ("ok", ""), 1: ("timeout", "no decision within 0.2 s"), 2: ("ok", ""), 3: games[1]}
+    assert time.monotonic() - started < 20
+    assert games == {0: ("ok", ""), 1: ("timeout", "no decision within 1 s"), 2: ("ok", ""), 3: games[1]}
 
 
 def test_a_bot_that_never_says_hello_loses_each_game_at_its_start_deadline(
