@@ -20,10 +20,10 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import cli
-from arena.engine import PRESETS, load_ruleset
+from arena.engine import PRESETS, Action, Game, TurnView, load_ruleset, play
 from arena.players import PlayerSpec
 from arena.players.loading import load_player_spec
-from arena.sandbox import SeatLimits
+from arena.sandbox import SeatLimits, wire
 from arena.tournament.run_folder import RunFolder
 from arena.tournament.runner import SEAT_LOGS, run_tournament
 from arena.tournament.spec import TournamentSpec
@@ -300,3 +300,62 @@ def test_a_bot_that_dies_before_hello_is_one_line_with_its_last_words(tmp_path: 
     assert err.count("\n") == 1 and err.startswith("arena: error: cmd:")
     assert "the seat's process exited with status 1; its last words on stderr: # Fatal: out of memory" in err
     assert not (tmp_path / "r").exists()
+
+
+# ----------------------------------------------------------------- docs/protocol.md
+PROTOCOL_DOC = REPO / "docs" / "protocol.md"
+
+
+def greedy_decide(view: TurnView) -> Action:
+    keep = view.legal_keeps[0]
+    return Action(keep.dice, view.bank_allowed(keep) and not view.overshoots(keep))
+
+
+def doc_section(title: str) -> str:
+    text = PROTOCOL_DOC.read_text()
+    start = text.index(f"\n### {title}\n")
+    end = text.find("\n### ", start + 1)
+    return text[start:end]
+
+
+def test_the_protocol_document_has_every_field_arena_sends() -> None:
+    rules = load_ruleset("short")
+    game = Game(rules, 2, 7)
+    result = play(rules, [greedy_decide, greedy_decide], 7)
+    sent = {
+        "hello": wire.decode(wire.hello(10.0, 1)),
+        "game_start": wire.decode(wire.game_start(rules, 0, ("a", "b"), 1)),
+        "turn": wire.decode(wire.turn(game.view())),
+        "game_end": wire.decode(wire.game_end(result)),
+    }
+    sent["turn"].update(sent["turn"]["legal_keeps"][0])  # the keep's fields are in turn's section
+    sent["game_start"].update(sent["game_start"]["rules"])  # and the rules' in game_start's
+    for kind, message in sent.items():
+        section = doc_section(kind)
+        missing = [key for key in message if key != "type" and f"| `{key}` |" not in section]
+        assert not missing, (kind, missing)
+
+
+def test_the_example_exchange_in_the_protocol_document_is_what_arena_sends(tmp_path: Path) -> None:
+    text = PROTOCOL_DOC.read_text()
+    wrapper = text.split("```python\n", 1)[1].split("```", 1)[0]
+    exchange = text.split("```text\n", 1)[1].split("```", 1)[0].splitlines()
+    (tmp_path / "tee_bot.py").write_text(wrapper)
+    bot = f"cmd:{sys.executable} {tmp_path / 'tee_bot.py'} {sys.executable} strategies/external/greedy_bot.py"
+    out = tournament(
+        tmp_path / "run", bot, "greedy", rulesets=("standard",), games="2", options=("--workers", "1")
+    )
+    recorded = (out / SEAT_LOGS / "greedy-bot.log").read_text().splitlines()
+    shown = [line for line in exchange if not line.startswith("[…")]
+    assert len(shown) > 30 and shown[0].startswith("arena> ") and shown[-1] == 'arena> {"type":"bye"}'
+    # Every line shown is the recorded line at its place; each "[… N more turns …]" left out
+    # exactly N exchanges (2 N lines), and nothing was left out after the last line shown.
+    position, gap = -1, 0
+    for line in exchange:
+        if line.startswith("[…"):
+            gap = int(line.split()[1])
+            continue
+        position += 1 + 2 * gap
+        assert recorded[position] == line, position
+        gap = 0
+    assert position == len(recorded) - 1
