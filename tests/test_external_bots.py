@@ -42,7 +42,7 @@ RULESETS = (
     "rulesets/must-roll-after-hot-dice.toml",
     "rulesets/playoff.toml",
 )
-GAMES = "100"  # per ruleset: 700 games a run
+GAMES = "60"  # per ruleset: 420 games a run
 
 
 def arena(*args: str) -> tuple[int, str, str]:
@@ -68,7 +68,7 @@ def assert_same_games(tmp_path: Path, external: str, builtin: str, opponent: str
     ours = tournament(tmp_path / "external", external, opponent)
     reference = tournament(tmp_path / "builtin", builtin, opponent)
     games = (ours / "games.csv").read_bytes()
-    assert games.count(b"\n") == 1 + 2 * 100 * len(RULESETS)
+    assert games.count(b"\n") == 1 + 2 * int(GAMES) * len(RULESETS)
     assert b",ok," in games and b",error," not in games and b",illegal," not in games
     assert games == (reference / "games.csv").read_bytes()
 
@@ -235,15 +235,15 @@ def test_a_bot_past_its_deadline_and_grace_is_killed_and_loses_by_timeout(
         f"cmd:{sys.executable} {faulty_bot} slow",
         "greedy",
         rulesets=("standard",),
-        games="4",
+        games="2",
         options=("--move-timeout", "1"),  # ample for a turn on a busy machine
     )
     games = {
         int(r["game"]): (r["status"], r["reason"]) for r in rows(out / "games.csv") if r["player"] == "slow"
     }
-    # Killed 0.5 s (the grace) past the deadline, not 30 s later; the next game plays afresh.
+    # Killed 0.5 s (the grace) past the deadline, not 30 s later.
     assert time.monotonic() - started < 20
-    assert games == {0: ("ok", ""), 1: ("timeout", "no decision within 1 s"), 2: ("ok", ""), 3: games[1]}
+    assert games == {0: ("ok", ""), 1: ("timeout", "no decision within 1 s")}
 
 
 def test_a_bot_that_never_says_hello_loses_each_game_at_its_start_deadline(
