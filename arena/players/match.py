@@ -105,7 +105,9 @@ class PlayerFault(Exception):
     def traceback_text(self) -> str:
         """The full traceback of what the strategy raised, or "" if the fault was not an
         exception (an illegal action, a timeout, a process that died)."""
-        if self._traceback or self.__cause__ is None:
+        # A seat's ReportedFailure brings the strategy's own traceback, or none (a program that
+        # died, a cmd: bot's error reply): arena's frames that raised it would only mislead.
+        if self._traceback or self.__cause__ is None or type(self.__cause__) is ReportedFailure:
             return self._traceback
         return format_traceback(self.__cause__)
 

@@ -149,6 +149,9 @@ class SeatProcess:
         try:
             message = wire.decode(line)
         except wire.ProtocolError as exc:
+            # Out of step with the messages (a debug line on stdout, say): no later reply could
+            # be trusted to answer its own message, so the process ends here.
+            self.kill()
             return {"type": "error", "reason": f"protocol: {exc}"}
         if message["type"] == "ended":
             self.ended = str(message.get("reason", "the seat's process ended"))

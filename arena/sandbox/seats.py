@@ -209,7 +209,9 @@ def handshake(process: SeatProcess, move_timeout: float | None, random_seed: int
     if kind != "hello":
         problem = str(reply.get("reason") or f"it answered {kind!r} to hello")
         if kind == "ended" and process.stderr_tail:
-            last = process.stderr_tail.decode(errors="replace").strip().splitlines()
+            # The last line that says something: a crash report may end with a frame of '#'s.
+            text = process.stderr_tail.decode(errors="replace").splitlines()
+            last = [line for line in text if any(c.isalnum() for c in line)]
             if last:
                 problem += f"; its last words on stderr: {last[-1]}"
     elif reply.get("protocol") != wire.PROTOCOL_VERSION:
