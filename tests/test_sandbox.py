@@ -94,11 +94,28 @@ def test_a_cheat_changes_nothing_under_isolate(cheat: str, in_results: Path, hon
     assert b"forged" not in isolated
 
 
+def cli_run(folder: Path, players: list[str], games: int = 40, check: bool = True) -> Path:
+    """The same run as :func:`run` without isolation, through the command line in a process of
+    its own, so that a cheat imported there (one patches OptimalPlayer) can't reach this one."""
+    args = ["--rules", "standard", "--games", str(games), "--seed", "11", "--out", str(folder)]
+    for player in players:
+        args += ["-p", player]
+    result = subprocess.run([*ARENA, "tournament", *args], capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0 or not check, result.stderr
+    return folder
+
+
 @pytest.mark.parametrize("cheat", CHEAT_FILES)
 def test_the_same_cheat_works_in_arenas_own_processes(cheat: str, in_results: Path, honest: bytes) -> None:
     # The control: without --isolate each cheat changes the results, so the test above can fail.
-    folder = run(in_results / "in-process", [str(CHEATS / f"{cheat}.py"), "optimal"], isolate=False)
+    # (Forged rows make the run's own reports fail: that is the cheat working.)
+    folder = cli_run(in_results / "in-process", [str(CHEATS / f"{cheat}.py"), "optimal"], check=False)
     assert games_bytes(folder) != honest
+
+
+def test_the_command_line_plays_the_games_of_the_controls(in_results: Path, honest: bytes) -> None:
+    # So a control differs from honest greedy because of its cheat, not because of the CLI.
+    assert games_bytes(cli_run(in_results / "honest-cli", ["greedy", "optimal"])) == honest
 
 
 def test_the_cheats_win_in_arenas_own_processes_and_not_under_isolate(in_results: Path) -> None:
@@ -107,7 +124,7 @@ def test_the_cheats_win_in_arenas_own_processes_and_not_under_isolate(in_results
         return rows.loc[rows.player == player, "win"].mean()
 
     cheat = str(CHEATS / "scores_via_gc.py")
-    assert share(run(in_results / "a", [cheat, "optimal"], isolate=False, games=20), "greedy") == 1.0
+    assert share(cli_run(in_results / "a", [cheat, "optimal"], games=20), "greedy") == 1.0
     assert share(run(in_results / "b", [cheat, "optimal"], isolate=True, games=20), "greedy") < 0.5
 
 
