@@ -20,6 +20,7 @@ runs (a tournament starts them once per chunk of 1,000 games).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import platform
 import select
@@ -56,8 +57,10 @@ class Echo:
         self.pid = os.fork()
         if self.pid == 0:
             try:
-                os.close(self.to_child)
-                os.close(self.from_child)
+                for fd in range(3, 256):  # every inherited pipe end but its own two
+                    if fd not in (to_child_r, to_parent_w):
+                        with contextlib.suppress(OSError):
+                            os.close(fd)
                 while True:
                     data = os.read(to_child_r, 65536)
                     if not data:
