@@ -301,10 +301,12 @@ def test_seat_processes_and_their_cgroups_are_gone_after_the_run(tmp_path: Path)
             """
         )
     )
-    run(tmp_path / "run", [str(bot), "greedy"], isolate=True, games=2)
+    cgroups = Path("/sys/fs/cgroup/pids")
+    before = set(cgroups.glob("arena-seat-*"))
+    run(tmp_path / "run", [str(bot), "greedy"], isolate=True, games=2, chunk_games=1)
     left = subprocess.run(["pgrep", "-f", "sleep 1000"], capture_output=True, text=True).stdout.split()
     assert left == []
-    assert not list(Path("/sys/fs/cgroup/pids").glob("arena-seat-*"))
+    assert not set(cgroups.glob("arena-seat-*")) - before
 
 
 def test_a_seat_that_dies_loses_its_game_and_is_replaced(tmp_path: Path) -> None:

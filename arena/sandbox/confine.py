@@ -187,6 +187,26 @@ def pids_cgroup_of(reaper: int) -> Path | None:
     return None
 
 
+def sweep_stale_cgroups() -> None:
+    """Remove the empty pids cgroups of seats whose reaper no longer exists (left behind when a
+    process that owned seats was killed before it could remove them)."""
+    for base in PIDS_CGROUP_ROOTS:
+        try:
+            groups = list(base.glob("arena-seat-*"))
+        except OSError:
+            continue
+        for group in groups:
+            try:
+                os.kill(int(group.name.rpartition("-")[2]), 0)
+                continue  # its reaper lives: in use
+            except ProcessLookupError:
+                pass
+            except (OSError, ValueError):
+                continue
+            with contextlib.suppress(OSError):
+                group.rmdir()  # fails while anything is still in it
+
+
 def join_pids_cgroup(limit: int, reaper: int) -> Path | None:
     """As root, where the pids cgroup controller is mounted: move this process (the seat) into
     a new cgroup, named after its ``reaper``, that allows ``limit`` processes and threads, so

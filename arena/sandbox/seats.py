@@ -151,16 +151,37 @@ class SeatPool:
         self.random_seed = random_seed
         self.place = place
         self._live: dict[int, tuple[SeatProcess, str, bool]] = {}
+        self._starting: dict[int, SeatProcess] = {}
+        self._failed: dict[int, ReportedFailure] = {}
         self._logs: dict[int, BinaryIO] = {}
+
+    def start_early(self, indices: Sequence[int]) -> None:
+        """Start the seat processes of these players now, all at once, so they load side by side;
+        each is greeted (and a failure to start reported) at its player's first game."""
+        for index in indices:
+            if index not in self._live and index not in self._starting:
+                self._starting[index] = self._process(index)
 
     def seat(self, index: int) -> RemoteSeat:
         """The player ``index``'s seat for its next game: its live process, or a new one if it
-        has none or its last one ended.  Raises ReportedFailure if a new one can't start."""
+        has none or its last one ended.  Raises ReportedFailure if a new one can't start; a
+        player whose seat failed to start is not started again by this pool (its failure is
+        raised again at once), so a bot that hangs while loading costs one start-up deadline
+        per chunk, not one per game."""
+        failed = self._failed.get(index)
+        if failed is not None:
+            raise ReportedFailure(failed.status, failed.reason, failed.traceback_text)
         live = self._live.get(index)
         if live is None or not live[0].alive:
             if live is not None:
                 live[0].close()
-            live = self._live[index] = self._start(index)
+            self._live.pop(index, None)
+            try:
+                live = self._greet(self._starting.pop(index, None) or self._process(index))
+            except ReportedFailure as failure:
+                self._failed[index] = failure
+                raise
+            self._live[index] = live
         process, name, keeps = live
         return RemoteSeat(process, name, self.move_timeout, self.limits.grace, keeps)
 
@@ -176,19 +197,28 @@ class SeatPool:
             log = self._logs[index] = open(folder / log_name(self.players[index].label), "ab")  # noqa: SIM115
         return log
 
-    def _start(self, index: int) -> tuple[SeatProcess, str, bool]:
+    def _process(self, index: int) -> SeatProcess:
+        """A started seat process for player ``index`` (not yet greeted)."""
         player = self.players[index]
         process = SeatProcess(
             seat_argv(player.text), self.limits, log=lambda: self._log(index), hidden=self.place.hidden
         )
         process.start()
+        return process
+
+    def _greet(self, process: SeatProcess) -> tuple[SeatProcess, str, bool]:
         hello = handshake(process, self.move_timeout, self.random_seed)
         return process, hello["name"], hello.get("legal_keeps") is not False
 
     def close(self) -> None:
         for process, _, _ in self._live.values():
             process.close()
+        for process in self._starting.values():
+            process.kill()
+            process.close()
         self._live.clear()
+        self._starting.clear()
+        confine.sweep_stale_cgroups()
         for log in self._logs.values():
             log.close()
         self._logs.clear()

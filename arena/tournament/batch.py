@@ -127,6 +127,7 @@ class BatchPlayer:
                 random_seed=chunk_random_seed(spec.seed, first),
                 place=self.place,
             )
+            pool.start_early([index for index, isolated in enumerate(self._isolated) if isolated])
         if pool is None:
             self._play_games(
                 first, emit_from, stop, send, every, frozenset(careful), on_changed_rules, guard, pool
