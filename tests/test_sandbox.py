@@ -15,11 +15,12 @@ import textwrap
 import time
 from pathlib import Path
 
+import msgspec
 import pandas as pd
 import pytest
 
-from arena.engine import SHORT, STANDARD, Ruleset
-from arena.sandbox import SeatLimits, load_player
+from arena.engine import PRESETS, SHORT, STANDARD, Action, Game, Ruleset, load_ruleset
+from arena.sandbox import SeatLimits, load_player, wire
 from arena.tournament import TournamentSpec, run_tournament
 from arena.tournament.run_folder import RunFolder
 
@@ -433,3 +434,34 @@ def test_a_strategy_file_is_never_imported_in_arenas_processes(tmp_path: Path) -
     assert not [m for m in sys.modules.values() if getattr(m, "__file__", None) == str(bot)]
     with pytest.raises(ValueError, match="imported outside a seat process"):
         run(tmp_path / "in-process", [str(bot), "greedy"], isolate=False, games=4)
+
+
+# ------------------------------------------------------------------------------ the wire
+RULESETS = sorted(PRESETS) + sorted(
+    str(p) for p in (Path(__file__).parent.parent / "rulesets").glob("*.toml")
+)
+
+
+@pytest.mark.parametrize("preset", RULESETS)
+@pytest.mark.parametrize("keeps", [True, False])
+def test_a_seat_rebuilds_exactly_the_view_the_game_made(preset: str, keeps: bool) -> None:
+    """Every field of TurnView, legal_keeps (the same shared records) included, survives the
+    turn message, so bank_allowed and overshoots answer the same; checked at every decision of
+    whole games under every preset and every ruleset file."""
+    rules = PRESETS[preset]
+    reader = wire.ViewReader(
+        wire.ruleset_from(msgspec.json.decode(wire.game_start(rules, 0, ("a", "b"), 1))["rules"])
+    )
+    for seed in range(3):
+        game = Game(rules, 2, seed)
+        while not game.over:
+            view = game.view()
+            rebuilt = reader.view(wire.decode(wire.turn(view, keeps)))
+            assert rebuilt == view
+            assert all(rebuilt.legal_keeps[i] is view.legal_keeps[i] for i in range(len(view.legal_keeps)))
+            if keeps:
+                sent = wire.decode(wire.turn(view))["legal_keeps"]
+                assert [k["bank_allowed"] for k in sent] == [view.bank_allowed(k) for k in view.legal_keeps]
+                assert [k["overshoots"] for k in sent] == [view.overshoots(k) for k in view.legal_keeps]
+            keep = view.legal_keeps[-1]
+            game.apply(Action(keep.dice, view.bank_allowed(keep) and view.turn_points > 300))
