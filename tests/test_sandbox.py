@@ -19,7 +19,7 @@ import msgspec
 import pandas as pd
 import pytest
 
-from arena.engine import PRESETS, SHORT, STANDARD, Action, Game, Ruleset, load_ruleset
+from arena.engine import PRESETS, SHORT, STANDARD, Action, Game, Ruleset
 from arena.sandbox import SeatLimits, load_player, wire
 from arena.tournament import TournamentSpec, run_tournament
 from arena.tournament.run_folder import RunFolder
@@ -448,7 +448,7 @@ def test_a_seat_rebuilds_exactly_the_view_the_game_made(preset: str, keeps: bool
     """Every field of TurnView, legal_keeps (the same shared records) included, survives the
     turn message, so bank_allowed and overshoots answer the same; checked at every decision of
     whole games under every preset and every ruleset file."""
-    rules = PRESETS[preset]
+    rules = load_ruleset(preset)
     reader = wire.ViewReader(
         wire.ruleset_from(msgspec.json.decode(wire.game_start(rules, 0, ("a", "b"), 1))["rules"])
     )
