@@ -19,7 +19,7 @@ import msgspec
 import pandas as pd
 import pytest
 
-from arena.engine import PRESETS, SHORT, STANDARD, Action, Game, Ruleset
+from arena.engine import PRESETS, SHORT, STANDARD, Action, Game, Ruleset, load_ruleset
 from arena.sandbox import SeatLimits, load_player, wire
 from arena.tournament import TournamentSpec, run_tournament
 from arena.tournament.run_folder import RunFolder
