@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from arena.engine import Action, GameResult, TurnView
-from arena.players.loading import PlayerSpec, StrategyError
+from arena.players.loading import PlayerSpec, StrategyError, split_spec
 from arena.players.match import ReportedFailure, shorten
 from arena.players.protocol import GameInfo
 from arena.players.timeout import MoveTimeout
@@ -280,7 +280,8 @@ def load_isolated_player(text: str, limits: SeatLimits, move_timeout: float | No
         reply = handshake(process, move_timeout, 0)
     except ReportedFailure as failure:
         reason = failure.reason
-        raise StrategyError(reason if reason.startswith(text) else f"{text}: {reason}") from None
+        named = reason.startswith((text, split_spec(text)[0]))  # the host's loader names the spec
+        raise StrategyError(reason if named else f"{text}: {reason}") from None
     finally:
         process.close()
     name = " ".join(reply["name"].split())
