@@ -507,11 +507,12 @@ class Forker:
 
     def start_game(self, info):
         print(f"forker plays seat {info.seat}")  # buffered: it must still reach the terminal
-        if os.fork() == 0:  # a child that would sleep for a minute
-            with open(PIDS, "a") as pids:
-                pids.write(f"{os.getpid()}\\n")
+        child = os.fork()
+        if child == 0:  # a child that would sleep for a minute
             time.sleep(60)
             os._exit(0)
+        with open(PIDS, "a") as pids:  # written by the parent: the child may be killed at once
+            pids.write(f"{child}\\n")
 
     decide = staticmethod(ok)
 """
