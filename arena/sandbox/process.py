@@ -95,6 +95,7 @@ class SeatProcess:
         self._from = from_seat_r
         self._err = err_r
         os.set_blocking(from_seat_r, False)
+        os.set_blocking(to_seat_w, False)  # a seat that stops reading must not block arena (see _send)
         self._poll = select.poll()
         self._poll.register(from_seat_r, select.POLLIN)
         self._poll.register(err_r, select.POLLIN)
@@ -108,9 +109,7 @@ class SeatProcess:
         reply late: the seat gets its grace."""
         started = time.perf_counter()
         deadline = None if limit is None else started + limit + grace
-        with contextlib.suppress(OSError):  # it has gone: its ended line, or the end of its stdout, says how
-            os.write(self._to, message)
-        late = False
+        late = self._send(message, deadline)
         while True:
             end = self._buffer.find(b"\n")
             if end >= 0:
@@ -145,6 +144,32 @@ class SeatProcess:
                     return {"type": "ended", "reason": self.ended}, late
                 self._buffer += chunk
 
+    def _send(self, message: bytes, deadline: float | None) -> bool:
+        """Write ``message`` to the seat's stdin, waiting for room in the pipe until ``deadline``
+        (a seat that answers without reading fills it); past it, kill the seat and raise
+        :class:`NoReply`.  Returns True if the caller's move watchdog interrupted the wait."""
+        late = False
+        rest = memoryview(message)
+        while rest:
+            try:
+                rest = rest[os.write(self._to, rest) :]
+                continue
+            except BlockingIOError:
+                pass
+            except OSError:  # it has gone: its ended line, or the end of its stdout, says how
+                return late
+            wait = None if deadline is None else int((deadline - time.perf_counter()) * 1000) + 1
+            if wait is not None and wait <= 1:
+                self.kill()
+                raise NoReply
+            room = select.poll()  # not select(): a chunk with many seats may hold fds past 1024
+            room.register(self._to, select.POLLOUT)
+            try:
+                room.poll(wait)
+            except MoveTimeout:
+                late = True
+        return late
+
     def _decoded(self, line: bytes) -> dict[str, Any]:
         try:
             message = wire.decode(line)
@@ -154,8 +179,10 @@ class SeatProcess:
             self.kill()
             return {"type": "error", "reason": f"protocol: {exc}"}
         if message["type"] == "ended":
+            # The reaper's line once the seat has gone, or the same line forged by a seat that
+            # lives on: never wait for the reaper here (it waits for the seat), kill instead.
             self.ended = str(message.get("reason", "the seat's process ended"))
-            self._finish()
+            self.kill()
         return message
 
     def _drain_stderr(self) -> None:

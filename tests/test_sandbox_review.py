@@ -1,0 +1,147 @@
+"""Issue 11, review: attacks on the seat sandbox that got through, each kept as a test.
+
+Every test here failed before its fix (see the commit that added it).  The seats are small
+``cmd:``-style Python programs spoken to directly through :class:`SeatProcess`, so each test
+takes a second or two; anything that could hang arena runs under an alarm.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import signal
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.sandbox import SeatLimits, wire
+from arena.sandbox.process import NoReply, SeatProcess
+
+HELLO = 'print(\'{"type":"hello","protocol":1,"name":"x"}\', flush=True)'
+
+
+class StillWaiting(BaseException):
+    """Raised by :func:`at_most`; not an OSError, which arena's code suppresses around system calls."""
+
+
+@contextlib.contextmanager
+def at_most(seconds: float) -> Iterator[None]:
+    """Fail (rather than hang the test run) if the block takes longer than ``seconds``."""
+
+    def expired(signum: int, frame: object) -> None:
+        raise StillWaiting(f"arena still waiting after {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.fixture
+def seat(tmp_path: Path) -> Iterator[list[SeatProcess]]:
+    """Seat processes started by a test, closed after it whatever happened."""
+    started: list[SeatProcess] = []
+    yield started
+    for process in started:
+        process.close()
+
+
+def start(started: list[SeatProcess], folder: Path, program: str) -> SeatProcess:
+    """A seat running the Python ``program`` (no arena code in it: a program any bot could be)."""
+    path = folder / "bot.py"
+    path.write_text(textwrap.dedent(program))
+    process = SeatProcess([sys.executable, str(path)], SeatLimits())
+    started.append(process)
+    process.start()
+    return process
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+# ------------------------------------------------------------- a seat that claims it has ended
+def test_a_seat_that_forges_its_ended_line_is_killed_not_waited_for(tmp_path: Path, seat: list) -> None:
+    # The reaper writes {"type":"ended"} on the seat's own stdout once the seat is gone; a seat
+    # could write the same line and live on.  arena waited for the reaper, which waited for
+    # the seat: a hang with no deadline (at hello, outside any move timer, the whole run stalled).
+    process = start(
+        seat,
+        tmp_path,
+        """
+        import sys, time
+        sys.stdin.readline()
+        print('{"type":"ended","reason":"I am gone, honest"}', flush=True)
+        time.sleep(60)
+        """,
+    )
+    began = time.monotonic()
+    with at_most(5):
+        reply, _ = process.request(wire.hello(1.0, 0), 1.0, 0.2)
+    assert reply["type"] == "ended"
+    assert time.monotonic() - began < 2.5
+    assert not process.alive and not alive(process.pid)
+
+
+# ---------------------------------------------------------------- a seat that stops reading
+def fill_pipe(fd: int) -> None:
+    """Fill the pipe ``fd`` writes to, as a seat that stopped reading its stdin leaves it."""
+    blocking = os.get_blocking(fd)
+    os.set_blocking(fd, False)
+    with contextlib.suppress(BlockingIOError):
+        while True:
+            os.write(fd, b" " * 4096)
+    with contextlib.suppress(BlockingIOError):
+        while True:
+            os.write(fd, b" ")
+    os.set_blocking(fd, blocking)
+    assert fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_NONBLOCK == (0 if blocking else os.O_NONBLOCK)
+
+
+SILENT_READER = f"""
+import sys, time
+sys.stdin.readline()
+{HELLO}
+sys.stdout.write('{{"type":"done"}}\\n' * 5000)  # replies to messages it will never read
+sys.stdout.flush()
+time.sleep(60)
+"""
+
+
+def test_a_seat_that_stops_reading_loses_at_its_deadline(tmp_path: Path, seat: list) -> None:
+    # Its replies come at once, but arena's messages pile up in its stdin until the pipe is
+    # full; arena's write then blocked with no deadline (or until the move timer, again and
+    # again, without ever killing the seat).
+    process = start(seat, tmp_path, SILENT_READER)
+    process.request(wire.hello(1.0, 0), 5.0, 0.0)
+    message = b'{"type":"game_end","padding":"' + b"x" * 2000 + b'"}\n'
+    began = time.monotonic()
+    with at_most(10), pytest.raises(NoReply):
+        for _ in range(1000):
+            process.request(message, 0.3, 0.2)
+    assert time.monotonic() - began < 3
+    assert not process.alive and not alive(process.pid)
+
+
+def test_closing_a_seat_whose_stdin_is_full_does_not_wait(tmp_path: Path, seat: list) -> None:
+    # Saying bye to such a seat blocked too: the chunk process hung at its last game.
+    process = start(seat, tmp_path, SILENT_READER)
+    process.request(wire.hello(1.0, 0), 5.0, 0.0)
+    fill_pipe(process._to)
+    began = time.monotonic()
+    with at_most(10):
+        process.close()
+    assert time.monotonic() - began < 2
+    assert not alive(process.pid)
