@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import json
 import os
 import signal
+import subprocess
 import sys
 import textwrap
 import time
@@ -145,3 +147,40 @@ def test_closing_a_seat_whose_stdin_is_full_does_not_wait(tmp_path: Path, seat: 
         process.close()
     assert time.monotonic() - began < 2
     assert not alive(process.pid)
+
+
+# ---------------------------------------------------------------- a seed the bot can guess
+ARENA = [sys.executable, "-m", "arena.cli"]
+SEED_GUESS = str(Path(__file__).parent / "cheats" / "seed_guess.py")
+
+
+def tournament(folder: Path, first: str, *options: str) -> subprocess.CompletedProcess[str]:
+    """40 games of ``first`` against optimal under the standard rules, through the command line."""
+    args = ["-p", first, "-p", "optimal", "--rules", "standard", "--games", "40", "--workers", "1"]
+    result = subprocess.run(
+        [*ARENA, "tournament", *args, "--out", str(folder), *options],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    return result
+
+
+def test_an_isolated_run_without_a_seed_plays_on_a_secret_one(tmp_path: Path) -> None:
+    # The dice are public functions of the tournament seed.  With the default seed 0 the cheat
+    # found each game's seed from its strategy seed and rolled on only into scoring rolls.
+    tournament(tmp_path / "cheat", SEED_GUESS, "--isolate")
+    seed = json.loads((tmp_path / "cheat" / "spec.json").read_text())["seed"]
+    assert seed != 0
+    honest = tournament(tmp_path / "honest", "greedy", "--seed", str(seed))
+    assert "warning" not in honest.stderr  # nobody isolated: a known seed is fine
+    assert (tmp_path / "cheat" / "games.csv").read_bytes() == (tmp_path / "honest" / "games.csv").read_bytes()
+
+
+def test_a_known_seed_is_still_guessable_and_arena_says_so(tmp_path: Path) -> None:
+    # The control: the cheat is real.  Given --seed 11, it foresees the dice even isolated.
+    cheat = tournament(tmp_path / "cheat", SEED_GUESS, "--isolate", "--seed", "11")
+    assert "warning: --seed 11 is no secret" in cheat.stderr
+    tournament(tmp_path / "honest", "greedy", "--seed", "11")
+    assert (tmp_path / "cheat" / "games.csv").read_bytes() != (tmp_path / "honest" / "games.csv").read_bytes()
