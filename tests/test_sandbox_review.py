@@ -21,7 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from arena.players.timeout import MoveTimeout
 from arena.sandbox import SeatLimits, wire
+from arena.sandbox.confine import pids_cgroup_of
 from arena.sandbox.process import NoReply, SeatProcess
 
 HELLO = 'print(\'{"type":"hello","protocol":1,"name":"x"}\', flush=True)'
@@ -184,3 +186,41 @@ def test_a_known_seed_is_still_guessable_and_arena_says_so(tmp_path: Path) -> No
     assert "warning: --seed 11 is no secret" in cheat.stderr
     tournament(tmp_path / "honest", "greedy", "--seed", "11")
     assert (tmp_path / "cheat" / "games.csv").read_bytes() != (tmp_path / "honest" / "games.csv").read_bytes()
+
+
+# ------------------------------------------------- a seat killed while the move watchdog fires
+def test_a_seat_killed_as_its_move_timer_fires_leaves_nothing_behind(tmp_path: Path, seat: list) -> None:
+    # A reply longer than the protocol allows, then the rest of it left in the pipe: killing
+    # the seat waited a second for its reaper (stuck writing its ended line into that full
+    # pipe), and the move watchdog's MoveTimeout, raised inside that wait, left the reaper
+    # running and the seat's pids cgroup on the machine for good.
+    process = start(
+        seat,
+        tmp_path,
+        f"""
+        import os, sys, time
+        sys.stdin.readline()
+        {HELLO}
+        sys.stdin.readline()
+        os.write(1, b"x" * (3 << 20))
+        time.sleep(60)
+        """,
+    )
+    process.request(wire.hello(1.0, 0), 5.0, 0.0)
+
+    def watchdog(signum: int, frame: object) -> None:
+        raise MoveTimeout("no decision within 0.3 s")
+
+    previous = signal.signal(signal.SIGALRM, watchdog)
+    signal.setitimer(signal.ITIMER_REAL, 0.3)
+    try:
+        with contextlib.suppress(MoveTimeout):
+            reply, _ = process.request(b'{"type":"game_start"}\n', 5.0, 0.5)
+            assert reply["reason"] == "protocol: a reply longer than 1 MiB"
+        with contextlib.suppress(MoveTimeout):
+            time.sleep(0.5)  # whatever the timer did, it has done it
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert not process.alive and not alive(process.pid)
+    assert pids_cgroup_of(process.pid) is None

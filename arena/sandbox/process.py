@@ -238,6 +238,15 @@ class SeatProcess:
         if not self.alive:
             return
         self.alive = False
+        # The move watchdog's MoveTimeout must not cut this short (it would leave the reaper
+        # running and the cgroup behind): it is held off, and raised when the seat has gone.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+        try:
+            self._kill()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+    def _kill(self) -> None:
         group = confine.pids_cgroup_of(self.pid)
         if group is not None:
             with contextlib.suppress(OSError, ValueError):
@@ -249,6 +258,8 @@ class SeatProcess:
                 with contextlib.suppress(ChildProcessError):
                     if os.waitpid(self.pid, os.WNOHANG)[0]:
                         break
+                    with contextlib.suppress(OSError):  # room for the reaper's ended line
+                        os.read(self._from, 1 << 20)
                     time.sleep(0.002)
                     continue
                 break
