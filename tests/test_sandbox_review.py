@@ -224,3 +224,35 @@ def test_a_seat_killed_as_its_move_timer_fires_leaves_nothing_behind(tmp_path: P
         signal.signal(signal.SIGALRM, previous)
     assert not process.alive and not alive(process.pid)
     assert pids_cgroup_of(process.pid) is None
+
+
+# ------------------------------------------------------ arena's process dies under its seats
+def test_a_seat_whose_chunk_process_dies_leaves_no_cgroup(tmp_path: Path) -> None:
+    # Ctrl-C ends the chunk processes; their seats died with them (parent-death signal), but
+    # nobody removed the seats' pids cgroups: an empty folder per seat was left on the machine.
+    path = tmp_path / "bot.py"
+    path.write_text(f"import sys, time\nsys.stdin.readline()\n{HELLO}\ntime.sleep(60)\n")
+    report_r, report_w = os.pipe()
+    chunk = os.fork()
+    if chunk == 0:  # a chunk process: starts a seat, says which, and waits to be killed
+        try:
+            process = SeatProcess([sys.executable, str(path)], SeatLimits())
+            process.start()
+            process.request(wire.hello(1.0, 0), 10.0, 0.0)
+            os.write(report_w, f"{process.pid}\n".encode())
+            time.sleep(60)
+        finally:
+            os._exit(0)
+    os.close(report_w)
+    with at_most(20):
+        reaper = int(os.read(report_r, 100))
+    os.close(report_r)
+    seat_group = pids_cgroup_of(reaper)
+    os.kill(chunk, signal.SIGKILL)
+    os.waitpid(chunk, 0)
+    give_up = time.monotonic() + 3
+    while time.monotonic() < give_up and (alive(reaper) or pids_cgroup_of(reaper) is not None):
+        time.sleep(0.02)
+    assert not alive(reaper)
+    if seat_group is not None:  # (only where arena runs as root with a pids cgroup controller)
+        assert pids_cgroup_of(reaper) is None

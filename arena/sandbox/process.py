@@ -369,7 +369,7 @@ def _reaper_and_seat(
     reaper = os.getpid()
     child = os.fork()
     if child:
-        _reap(child, seat.limits)
+        _reap(child, seat.limits, parent)
     # The seat: process 1 of its namespaces, if they were made.
     try:
         confine.die_with_parent(signal.SIGKILL)
@@ -397,12 +397,32 @@ def _reaper_and_seat(
     os._exit(127)
 
 
-def _reap(child: int, limits: SeatLimits) -> None:
-    """The reaper: wait for the seat, then write one ``ended`` line saying how it ended."""
+def _reap(child: int, limits: SeatLimits, parent: int) -> None:
+    """The reaper: wait for the seat, remove its pids cgroup, then write one ``ended`` line
+    saying how it ended.  If arena's process dies first (Ctrl-C, a killed chunk), the reaper
+    is told by SIGTERM and ends the seat, so its cgroup is removed all the same."""
     os.close(0)
     os.close(2)
+
+    def end_seat(signum: int, frame: object) -> None:
+        with contextlib.suppress(OSError):
+            os.kill(child, signal.SIGKILL)
+
+    signal.signal(signal.SIGTERM, end_seat)
+    confine.die_with_parent(signal.SIGTERM)
+    if os.getppid() != parent:  # it died before the line above
+        end_seat(signal.SIGTERM, None)
     try:
         _, status, usage = os.wait4(child, 0)
+        group = confine.pids_cgroup_of(os.getpid())
+        for _ in range(50 if group is not None else 0):
+            try:
+                group.rmdir()
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.01)  # the seat's last processes are still exiting
         cpu = usage.ru_utime + usage.ru_stime
         if os.WIFSIGNALED(status):
             number = os.WTERMSIG(status)
