@@ -193,7 +193,7 @@ def duel_command(
                 a,
                 b,
                 games=limit,
-                seed=seed,
+                seed=Seating.seed_for(seed, "seed" in given, (a, b)),
                 move_timeout=move_timeout,
                 command=command,
                 seat_limits=seating.limits_for((a, b)),

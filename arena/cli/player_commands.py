@@ -147,8 +147,8 @@ def _play_one(
         except BaseException as exc:  # it built when loaded; a constructor may still fail now
             _show_traceback(exc, fail_fast)
             fail(f"{names[len(seated)]} (seat {len(seated)}) could not be created: {described(exc)}", 1)
-    if seed is None:
-        seed = secrets.randbelow(1_000_000)
+    if seed is None:  # an isolated bot must not be able to guess it (see Seating.seed_for)
+        seed = secrets.randbits(64) if pool is not None else secrets.randbelow(1_000_000)
     click.echo(f"{rules.name}: {rules.description}")
     click.echo(
         f"seed {seed} (replay with --seed {seed}); seats: "

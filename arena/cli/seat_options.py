@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -92,3 +93,22 @@ class Seating:
     def limits_for(self, players: Sequence[PlayerSpec]) -> SeatLimits | None:
         """The limits to save with a run of ``players``: None if none of them is isolated."""
         return self.limits if any(p.isolated for p in players) else None
+
+    @staticmethod
+    def seed_for(seed: int, given: bool, players: Sequence[PlayerSpec]) -> int:
+        """The tournament seed of a new run: the one given; else, when a player is isolated, a
+        secret one (64 random bits, kept in the run folder's spec.json, which seats can't read).
+
+        The dice and the strategy seeds are public functions of the tournament seed, so a seed
+        a bot can guess (the default 0, or a small number) lets it find each game's seed from
+        its ``strategy_seed`` and foresee every roll (tests/cheats/seed_guess.py)."""
+        if given or not any(p.isolated for p in players):
+            if given and any(p.isolated for p in players):
+                click.echo(
+                    f"warning: --seed {seed} is no secret: an isolated bot that guesses it can foresee "
+                    "the dice; leave --seed out for a contest (a secret seed is drawn and kept in the "
+                    "run folder)",
+                    err=True,
+                )
+            return seed
+        return secrets.randbits(64)

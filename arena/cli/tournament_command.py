@@ -242,6 +242,10 @@ def _open_run(
         timeout = move_timeout if base is None or "move_timeout" in given else base.move_timeout
         new_players = base is None or "players" in given
         loaded = tuple(seating.load(p, timeout) for p in players or DEFAULT_PLAYERS) if new_players else ()
+        if base is None:  # a new run: with isolated players and no --seed, a secret one
+            run_seed = Seating.seed_for(seed, "seed" in given, loaded)
+        else:
+            run_seed = seed if "seed" in given else base.seed
         spec = TournamentSpec(
             rulesets=tuple(resolve_rules(r) for r in rules or DEFAULT_RULES)
             if base is None or "rules" in given
@@ -249,7 +253,7 @@ def _open_run(
             players=loaded if new_players else base.players,
             format=format_ if base is None or "format" in given else base.format,
             games=games if base is None or "games" in given else base.games,
-            seed=seed if base is None or "seed" in given else base.seed,
+            seed=run_seed,
             seats=seats if base is None or "seats" in given else base.seats,
             move_timeout=timeout,
             max_rounds=base.max_rounds if base is not None else DEFAULT_MAX_ROUNDS,

@@ -95,6 +95,7 @@ class SeatProcess:
         self._from = from_seat_r
         self._err = err_r
         os.set_blocking(from_seat_r, False)
+        os.set_blocking(to_seat_w, False)  # a seat that stops reading must not block arena (see _send)
         self._poll = select.poll()
         self._poll.register(from_seat_r, select.POLLIN)
         self._poll.register(err_r, select.POLLIN)
@@ -108,9 +109,7 @@ class SeatProcess:
         reply late: the seat gets its grace."""
         started = time.perf_counter()
         deadline = None if limit is None else started + limit + grace
-        with contextlib.suppress(OSError):  # it has gone: its ended line, or the end of its stdout, says how
-            os.write(self._to, message)
-        late = False
+        late = self._send(message, deadline)
         while True:
             end = self._buffer.find(b"\n")
             if end >= 0:
@@ -145,6 +144,32 @@ class SeatProcess:
                     return {"type": "ended", "reason": self.ended}, late
                 self._buffer += chunk
 
+    def _send(self, message: bytes, deadline: float | None) -> bool:
+        """Write ``message`` to the seat's stdin, waiting for room in the pipe until ``deadline``
+        (a seat that answers without reading fills it); past it, kill the seat and raise
+        :class:`NoReply`.  Returns True if the caller's move watchdog interrupted the wait."""
+        late = False
+        rest = memoryview(message)
+        while rest:
+            try:
+                rest = rest[os.write(self._to, rest) :]
+                continue
+            except BlockingIOError:
+                pass
+            except OSError:  # it has gone: its ended line, or the end of its stdout, says how
+                return late
+            wait = None if deadline is None else int((deadline - time.perf_counter()) * 1000) + 1
+            if wait is not None and wait <= 1:
+                self.kill()
+                raise NoReply
+            room = select.poll()  # not select(): a chunk with many seats may hold fds past 1024
+            room.register(self._to, select.POLLOUT)
+            try:
+                room.poll(wait)
+            except MoveTimeout:
+                late = True
+        return late
+
     def _decoded(self, line: bytes) -> dict[str, Any]:
         try:
             message = wire.decode(line)
@@ -154,8 +179,10 @@ class SeatProcess:
             self.kill()
             return {"type": "error", "reason": f"protocol: {exc}"}
         if message["type"] == "ended":
+            # The reaper's line once the seat has gone, or the same line forged by a seat that
+            # lives on: never wait for the reaper here (it waits for the seat), kill instead.
             self.ended = str(message.get("reason", "the seat's process ended"))
-            self._finish()
+            self.kill()
         return message
 
     def _drain_stderr(self) -> None:
@@ -211,6 +238,15 @@ class SeatProcess:
         if not self.alive:
             return
         self.alive = False
+        # The move watchdog's MoveTimeout must not cut this short (it would leave the reaper
+        # running and the cgroup behind): it is held off, and raised when the seat has gone.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+        try:
+            self._kill()
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+    def _kill(self) -> None:
         group = confine.pids_cgroup_of(self.pid)
         if group is not None:
             with contextlib.suppress(OSError, ValueError):
@@ -222,6 +258,8 @@ class SeatProcess:
                 with contextlib.suppress(ChildProcessError):
                     if os.waitpid(self.pid, os.WNOHANG)[0]:
                         break
+                    with contextlib.suppress(OSError):  # room for the reaper's ended line
+                        os.read(self._from, 1 << 20)
                     time.sleep(0.002)
                     continue
                 break
@@ -331,7 +369,7 @@ def _reaper_and_seat(
     reaper = os.getpid()
     child = os.fork()
     if child:
-        _reap(child, seat.limits)
+        _reap(child, seat.limits, parent)
     # The seat: process 1 of its namespaces, if they were made.
     try:
         confine.die_with_parent(signal.SIGKILL)
@@ -359,12 +397,32 @@ def _reaper_and_seat(
     os._exit(127)
 
 
-def _reap(child: int, limits: SeatLimits) -> None:
-    """The reaper: wait for the seat, then write one ``ended`` line saying how it ended."""
+def _reap(child: int, limits: SeatLimits, parent: int) -> None:
+    """The reaper: wait for the seat, remove its pids cgroup, then write one ``ended`` line
+    saying how it ended.  If arena's process dies first (Ctrl-C, a killed chunk), the reaper
+    is told by SIGTERM and ends the seat, so its cgroup is removed all the same."""
     os.close(0)
     os.close(2)
+
+    def end_seat(signum: int, frame: object) -> None:
+        with contextlib.suppress(OSError):
+            os.kill(child, signal.SIGKILL)
+
+    signal.signal(signal.SIGTERM, end_seat)
+    confine.die_with_parent(signal.SIGTERM)
+    if os.getppid() != parent:  # it died before the line above
+        end_seat(signal.SIGTERM, None)
     try:
         _, status, usage = os.wait4(child, 0)
+        group = confine.pids_cgroup_of(os.getpid())
+        for _ in range(50 if group is not None else 0):
+            try:
+                group.rmdir()
+                break
+            except FileNotFoundError:
+                break
+            except OSError:
+                time.sleep(0.01)  # the seat's last processes are still exiting
         cpu = usage.ru_utime + usage.ru_stime
         if os.WIFSIGNALED(status):
             number = os.WTERMSIG(status)
