@@ -86,7 +86,12 @@ def default_duel_out() -> Path:
 @click.option(
     "--max-games", type=int, default=20_000, show_default=True, help="Most games to play with --sprt."
 )
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    help="Seed of the dice. [default: 0; with isolated players a secret one, kept in the run folder]",
+)
 @click.option("--workers", type=int, default=None, help="Worker processes. [default: all cores]")
 @click.option(
     "--out",

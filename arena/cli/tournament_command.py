@@ -95,7 +95,12 @@ def default_out() -> Path:
     show_default=True,
     help="Games per pairing (free-for-all: per ruleset), rounded up to whole deals.",
 )
-@click.option("--seed", type=int, default=0, show_default=True, help="Tournament seed.")
+@click.option(
+    "--seed",
+    type=int,
+    default=0,
+    help="Tournament seed. [default: 0; with isolated players a secret one, kept in the run folder]",
+)
 @click.option("--workers", type=int, default=None, help="Worker processes. [default: all cores]")
 @click.option(
     "--out",
