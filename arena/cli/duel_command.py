@@ -16,7 +16,7 @@ from click.core import ParameterSource
 from arena.analysis.stats import elo_from_score
 from arena.cli.output import echo_json, fail
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
-from arena.cli.seat_options import Seating, seat_limits, seat_options
+from arena.cli.seat_options import Seating, seat_options
 from arena.players import StrategyError
 from arena.tournament.batch import FaultDetail
 from arena.tournament.duel import (
@@ -133,11 +133,7 @@ def duel_command(
     batch_size: int | None,
     progress: bool | None,
     fail_fast: bool,
-    isolate: bool,
-    seat_memory: int,
-    seat_cpu: int,
-    seat_processes: int,
-    seat_file_size: int,
+    seating: Seating,
 ) -> None:
     """Play A against B in game pairs (both seat orders of each deal, same dice) and say which is
     stronger, by how much, and how sure that is.  The games and the verdict are saved in a run
@@ -148,7 +144,6 @@ def duel_command(
         fail(f"--workers must be at least 1, got {workers}")
     if batch_size is not None and batch_size < 2:
         fail(f"--batch-size must be at least 2 (one pair), got {batch_size}")
-    seating = Seating(isolate, seat_limits(seat_memory, seat_cpu, seat_processes, seat_file_size))
     given = {
         name
         for name in ("player_a", "player_b", "rules_name", "seed", "games", "max_games", "move_timeout")

@@ -10,7 +10,7 @@ import click
 from arena.cli.output import echo_json, fail
 from arena.cli.render import GameNarrator
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
-from arena.cli.seat_options import Seating, seat_limits, seat_options
+from arena.cli.seat_options import Seating, seat_options
 from arena.engine import Ruleset
 from arena.players import (
     Player,
@@ -94,17 +94,12 @@ def play_command(
     seed: int | None,
     human: bool,
     fail_fast: bool,
-    isolate: bool,
-    seat_memory: int,
-    seat_cpu: int,
-    seat_processes: int,
-    seat_file_size: int,
+    seating: Seating,
 ) -> None:
     """Play one game and show it turn by turn.  An isolated player's stderr is shown here."""
     rules = resolve_rules(rules_name)
     if not players and not human:
         fail("name at least one player with -p SPEC (or play yourself with --human)")
-    seating = Seating(isolate, seat_limits(seat_memory, seat_cpu, seat_processes, seat_file_size))
     try:
         specs = [seating.load(text, DEFAULT_MOVE_TIMEOUT) for text in players]
     except StrategyError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,7 +23,22 @@ ISOLATE_HELP = (
 
 
 def seat_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Add --isolate, --seat-memory, --seat-cpu, --seat-processes and --seat-file-size."""
+    """Add --isolate, --seat-memory, --seat-cpu, --seat-processes and --seat-file-size, and pass
+    the command one ``seating`` argument made of them (bad limits are a one-line error)."""
+
+    @functools.wraps(command)
+    def with_seating(
+        *args: Any,
+        isolate: bool,
+        seat_memory: int,
+        seat_cpu: int,
+        seat_processes: int,
+        seat_file_size: int,
+        **kwargs: Any,
+    ) -> Any:
+        limits = seat_limits(seat_memory, seat_cpu, seat_processes, seat_file_size)
+        return command(*args, seating=Seating(isolate, limits), **kwargs)
+
     options = [
         click.option("--isolate", is_flag=True, help=ISOLATE_HELP),
         click.option(
@@ -58,9 +74,10 @@ def seat_options(command: Callable[..., Any]) -> Callable[..., Any]:
             help="Isolated seats: the largest file a seat may write, and the most of its stderr kept.",
         ),
     ]
+    decorated: Callable[..., Any] = with_seating
     for option in reversed(options):
-        command = option(command)
-    return command
+        decorated = option(decorated)
+    return decorated
 
 
 def seat_limits(memory: int, cpu: int, processes: int, file_size: int) -> SeatLimits:

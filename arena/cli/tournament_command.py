@@ -18,7 +18,7 @@ from arena.analysis.ranking import results_text
 from arena.analysis.reports import ReportError, RunStats, write_reports
 from arena.cli.output import fail
 from arena.cli.rules_commands import resolve_rules
-from arena.cli.seat_options import Seating, seat_limits, seat_options
+from arena.cli.seat_options import Seating, seat_options
 from arena.engine import DEFAULT_MAX_ROUNDS, PRESETS
 from arena.players import BUILTINS, StrategyError
 from arena.sandbox import is_command
@@ -166,11 +166,7 @@ def tournament_command(
     batch_size: int | None,
     progress: bool | None,
     fail_fast: bool,
-    isolate: bool,
-    seat_memory: int,
-    seat_cpu: int,
-    seat_processes: int,
-    seat_file_size: int,
+    seating: Seating,
 ) -> None:
     """Play every pairing of strategies on every ruleset, and rank them.
 
@@ -187,10 +183,9 @@ def tournament_command(
         fail("--scheduler goes with --backend dask")
     if backend == "dask" and importlib.util.find_spec("distributed") is None:
         fail(INSTALL_HINT)
-    if backend == "dask" and (isolate or any(is_command(p) for p in players)):
+    if backend == "dask" and (seating.isolate or any(is_command(p) for p in players)):
         fail("isolated players (--isolate, cmd:) play on the local backend only")
     workers = workers or os.cpu_count() or 1
-    seating = Seating(isolate, seat_limits(seat_memory, seat_cpu, seat_processes, seat_file_size))
     given = {
         name
         for name in GAME_OPTIONS
