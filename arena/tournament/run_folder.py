@@ -194,9 +194,11 @@ class RunFolder:
                 raise RunFolderWriteError(
                     f"cannot write {self.path / INDEX}: {exc.strerror or exc}"
                 ) from None
-        self._end = entry["end"]
-        self.completed_games = stop
-        self._known.update(new)
+            # Counted while signals are still held: a Ctrl-C waiting for the write must find
+            # the batch written and counted, or neither.
+            self._end = entry["end"]
+            self.completed_games = stop
+            self._known.update(new)
 
     def close(self) -> None:
         self._games.close()

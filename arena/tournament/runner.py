@@ -186,6 +186,9 @@ def run_tournament(
     except BatchFailed as exc:
         interrupted, error = True, str(exc)
     finally:
+        # The folder's count, not the loop's: a signal held while a batch was appended fires as
+        # soon as the append ends, before the loop could count that batch.
+        written = folder.completed_games
         bar.close()
         folder.close()
         if spec.isolated:  # a run stopped by a signal may leave its seats' cgroups behind
