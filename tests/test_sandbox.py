@@ -469,3 +469,33 @@ def test_a_seat_rebuilds_exactly_the_view_the_game_made(preset: str, keeps: bool
                 assert [k["overshoots"] for k in sent] == [view.overshoots(k) for k in view.legal_keeps]
             keep = view.legal_keeps[-1]
             game.apply(Action(keep.dice, view.bank_allowed(keep) and view.turn_points > 300))
+
+
+def test_a_players_log_is_capped_across_its_seat_processes(tmp_path: Path) -> None:
+    bot = tmp_path / "spammer.py"
+    bot.write_text(
+        textwrap.dedent(
+            """
+            import os
+            import sys
+
+            from arena.players.builtin.greedy import GreedyPlayer
+
+
+            class Spammer(GreedyPlayer):
+                name = "spammer"
+
+                def start_game(self, info):
+                    sys.stderr.write("x" * 600_000)
+                    sys.stderr.flush()
+                    os._exit(1)  # a new seat process for every game
+            """
+        )
+    )
+    folder = run(
+        tmp_path / "run", [str(bot), "greedy"], isolate=True, games=6, limits=SeatLimits(file_size_mb=1)
+    )
+    assert len(faults(folder)) == 6
+    log = (folder / "seat-logs" / "spammer.log").read_bytes()
+    assert 1024 * 1024 <= len(log) < 1024 * 1024 + 200
+    assert log.endswith(b"[arena: the rest of this player's stderr is left out]\n")

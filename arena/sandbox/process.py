@@ -202,11 +202,17 @@ class SeatProcess:
             self._open_log = None
         if self.log is None:
             return
-        room = self.limits.file_size_mb * 1024 * 1024 - self._logged
+        # The cap holds for the player's whole log (every seat process of it, in every worker),
+        # so a bot that crashes every game can't fill the disk one new process at a time.
+        try:
+            logged = max(self._logged, os.fstat(self.log.fileno()).st_size)
+        except (OSError, ValueError, AttributeError):
+            logged = self._logged
+        room = self.limits.file_size_mb * 1024 * 1024 - logged
         if room <= 0:
             return
         if len(data) > room:
-            data = data[:room] + b"\n[arena: the rest of this seat process's stderr is left out]\n"
+            data = data[:room] + b"\n[arena: the rest of this player's stderr is left out]\n"
         self._logged += len(data)
         with contextlib.suppress(OSError):
             self.log.write(data)
