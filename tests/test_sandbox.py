@@ -499,3 +499,11 @@ def test_a_players_log_is_capped_across_its_seat_processes(tmp_path: Path) -> No
     log = (folder / "seat-logs" / "spammer.log").read_bytes()
     assert 1024 * 1024 <= len(log) < 1024 * 1024 + 200
     assert log.endswith(b"[arena: the rest of this player's stderr is left out]\n")
+
+
+def test_a_seat_killed_by_a_signal_python_has_no_name_for_is_described_not_a_crash() -> None:
+    from arena.sandbox.process import _how, signal_name
+
+    assert signal_name(9) == "SIGKILL"
+    assert signal_name(40) == "signal 40"  # a real-time signal: signal.Signals(40) raises
+    assert _how(40) == "killed by signal 40"  # the wait status of a process killed by it

@@ -327,9 +327,17 @@ class SeatProcess:
                 os.close(fd)
 
 
+def signal_name(number: int) -> str:
+    """SIGKILL for 9; a real-time or unknown signal, which Python has no name for, by number."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
 def _how(status: int) -> str:
     if os.WIFSIGNALED(status):
-        return f"killed by {signal.Signals(os.WTERMSIG(status)).name}"
+        return f"killed by {signal_name(os.WTERMSIG(status))}"
     return f"exit status {os.waitstatus_to_exitcode(status)}"
 
 
@@ -437,7 +445,7 @@ def _reap(child: int, limits: SeatLimits, parent: int) -> None:
             elif number == signal.SIGXFSZ:
                 how = f"wrote past its file size limit ({limits.file_size_mb} MiB)"
             else:
-                how = f"was killed by {signal.Signals(number).name}"
+                how = f"was killed by {signal_name(number)}"
         else:
             how = f"exited with status {os.waitstatus_to_exitcode(status)}"
         os.write(1, wire.reply("ended", reason=f"the seat's process {how}"))
