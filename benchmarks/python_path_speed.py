@@ -1,0 +1,67 @@
+"""The Python path's cost per turn, as a multiple of the bare loop measured in the same run.
+
+    python benchmarks/python_path_speed.py [--games 3000]
+
+Plays ``threshold`` against ``greedy`` (and ``optimal`` against ``greedy``) on ``standard`` in
+this process with :class:`~arena.tournament.batch.BatchPlayer`: every strategy call guarded,
+every game's rows formatted, as a chunk process plays them, but without the chunk processes or
+the CSV file.  The per-turn time is set against :func:`bare_loop.bare_turn_seconds` (best of
+three each, interleaved).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import time
+
+from bare_loop import bare_turn_seconds, machine
+
+from arena.engine import STANDARD
+from arena.players import load_player_spec
+from arena.tournament import TournamentSpec
+from arena.tournament.batch import BatchPlayer
+
+
+def turns_in(rows: str) -> int:
+    """Turns played in all, from the rows' turns column."""
+    return sum(int(row[9]) for row in csv.reader(io.StringIO(rows)))
+
+
+def batch_turn_seconds(a: str, b: str, games: int, repeats: int = 3) -> tuple[float, float]:
+    """Seconds per turn and games per second of a BatchPlayer run of ``a`` against ``b``."""
+    spec = TournamentSpec((STANDARD,), (load_player_spec(a), load_player_spec(b)), games=games, seed=1)
+    best = float("inf")
+    turns = 0
+    for _ in range(repeats):
+        player = BatchPlayer(spec)
+        began = time.perf_counter()
+        result = player.play(0, games)
+        best = min(best, time.perf_counter() - began)
+        turns = turns_in(result.rows)
+    return best / turns, games / best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=3000)
+    args = parser.parse_args()
+    n = args.games
+    BatchPlayer(
+        TournamentSpec((STANDARD,), (load_player_spec("optimal"), load_player_spec("greedy")), games=50)
+    ).play(0, 50)  # solve optimal's common situations before the clock starts
+    bare, bare_rate = bare_turn_seconds(n)
+    print(f"machine: {machine()}")
+    print(f"standard, {n:,} games each, in one process, best of 3")
+    print(f"  bare loop:            {bare * 1e6:6.2f} µs per turn  {bare_rate:8,.0f} games/s   1.00x")
+    for a, b in (("threshold", "greedy"), ("optimal", "greedy")):
+        per_turn, rate = batch_turn_seconds(a, b, n)
+        label = f"{a} vs {b}:"
+        print(
+            f"  {label:<21} {per_turn * 1e6:6.2f} µs per turn  {rate:8,.0f} games/s  {per_turn / bare:5.2f}x"
+        )
+
+
+if __name__ == "__main__":
+    main()
