@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from arena.engine import Action, TurnView
 from arena.players.builtin.common import keeps_within_target
+from arena.players.policy import Policy
 
 
 class GreedyPlayer:
@@ -15,6 +16,9 @@ class GreedyPlayer:
     """
 
     name = "greedy"
+    #: This strategy as a declarative policy (what the compiled kernel plays): most dice, and
+    #: bank whenever allowed (every total reaches 0).
+    policy = Policy(keep="most_dice", bank="threshold", bank_at=0)
 
     def decide(self, view: TurnView) -> Action:
         keep = max(keeps_within_target(view), key=lambda k: (len(k.dice), k.points))

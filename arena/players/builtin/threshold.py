@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from arena.engine import Action, TurnView
 from arena.players.builtin.common import hits_target, keeps_within_target
+from arena.players.policy import Policy
 
 
 class ThresholdPlayer:
@@ -22,6 +23,12 @@ class ThresholdPlayer:
         self.bank_at = bank_at
         self.min_dice = min_dice
         self.name = f"threshold:bank_at={bank_at},min_dice={min_dice}"
+
+    @property
+    def policy(self) -> Policy:
+        """This strategy as a declarative :class:`~arena.players.policy.Policy` (what the compiled
+        kernel plays; tests/test_compiled.py checks that it equals ``decide``)."""
+        return Policy(keep="most_points", bank="threshold", bank_at=self.bank_at, min_dice=self.min_dice)
 
     def decide(self, view: TurnView) -> Action:
         keep = keeps_within_target(view)[0]  # legal keeps come best points first

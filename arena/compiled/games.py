@@ -1,0 +1,319 @@
+"""Play a tournament's games in the compiled kernel, with exactly BatchPlayer's rows and shares.
+
+The tables the kernel reads (all numpy arrays, built once per :class:`CompiledGames`):
+
+- rules: one row of ints per ruleset (:data:`RULE_COLUMNS`);
+- scoring: the 923 multisets of 1..6 dice numbered densely (``DENSE``); per ruleset and roll
+  the range of its legal keeps in flat arrays (points, dice left, hot, dice kept), in exactly
+  ``score_table(rules).keeps`` order; ``outcome`` maps a base-6 draw of n dice to its roll;
+- policies: per player the keep and bank rule codes, ``bank_at`` by dice left, ``min_dice``,
+  ``bank_on_target`` and the bank table (flat);
+- optimal: solved turn situations (``solve_turn``'s ``roll_value``, the same float64 values)
+  as one flat array with sorted keys.  A situation the kernel meets unsolved stops it; it is
+  solved here and the game is played again from its start (a game is a pure function of its
+  seed and the decisions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+from arena.compiled import kernel as K
+from arena.compiled import player_policy, ruleset_problem
+from arena.engine.dice import _GOLDEN, _MASK, OUTCOME_KEYS, _mix, all_multisets
+from arena.engine.rules import Ruleset
+from arena.engine.scoring import score_table
+from arena.players.match import strategy_seed
+from arena.players.policy import BANK_RULES, KEEP_RULES, Policy
+from arena.players.solver import solve_turn, warm
+from arena.tournament.batch import BatchResult
+from arena.tournament.rows import csv_field, win_text
+from arena.tournament.schedule import Schedule
+from arena.tournament.spec import TournamentSpec
+
+RULE_COLUMNS = (
+    "dice",
+    "target",
+    "exact_target",
+    "entry_threshold",
+    "must_roll_after_hot_dice",
+    "farkle_penalty",
+    "farkle_penalty_to_zero",
+    "farkle_penalty_streak",
+    "rising_bar",
+    "bar_start",
+    "bar_step",
+    "strikes_to_zero",
+)
+#: Every multiset of 1 to 6 dice, numbered densely; index 0 is unused (no dice).
+MULTISETS: list[int] = [0] + [key for n in range(1, 7) for key in all_multisets(n)]
+DENSE: dict[int, int] = {key: i for i, key in enumerate(MULTISETS)}
+#: Games played per kernel call: bounds the memory of the arrays and the row text.
+PIECE_GAMES = 20_000
+_IV = 0x243F6A8885A308D3
+
+
+def _rule_row(rules: Ruleset) -> list[int]:
+    row = [int(getattr(rules, name)) for name in RULE_COLUMNS]
+    row += [
+        rules.final_round == "everyone_else",
+        rules.ties == "playoff",
+        rules.has_farkle_penalty(),
+    ]
+    return [int(v) for v in row]
+
+
+def _outcome_table() -> tuple[np.ndarray, np.ndarray]:
+    offsets = np.zeros(8, np.int64)
+    parts = []
+    for n in range(7):
+        offsets[n] = sum(len(p) for p in parts)
+        parts.append(np.array([DENSE[k] if k else 0 for k in OUTCOME_KEYS[n]], np.int64))
+    offsets[7] = sum(len(p) for p in parts)
+    return np.concatenate(parts), offsets
+
+
+def _text_table(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    data = [t.encode() for t in texts]
+    offsets = np.zeros(len(data) + 1, np.int64)
+    offsets[1:] = np.cumsum([len(d) for d in data])
+    return np.frombuffer(b"".join(data) or b"\0", np.uint8).copy(), offsets
+
+
+class CompiledGames:
+    """Games of ``spec`` played in the kernel.  Players without a policy may be in the spec;
+    games that seat one can't be played here (see :meth:`compilable`)."""
+
+    def __init__(self, spec: TournamentSpec) -> None:
+        problem = ruleset_problem(spec)
+        if problem is not None:
+            raise ValueError(problem)
+        self.spec = spec
+        self.schedule = Schedule(spec)
+        self.policies: list[Policy | None] = [player_policy(p) for p in spec.players]
+        self._build_rules(spec.rulesets)
+        self._build_policies()
+        self._build_schedule()
+        self._solved: dict[int, tuple[int, int, int]] = {}  # key -> (offset, rows, ruleset)
+        self._sit_keys = np.zeros(0, np.int64)
+        self._sit_off = np.zeros(0, np.int64)
+        self._sit_rows = np.zeros(0, np.int64)
+        self._sit_vals = np.zeros(0, np.float64)
+        self._value_parts: list[np.ndarray] = []
+        if any(p is not None and p.keep == "optimal" for p in self.policies):
+            for index, rules in enumerate(spec.rulesets):
+                warm(rules)
+                self._add_warm(index, rules)
+            self._publish()
+        self._random = any(p is not None and "random" in (p.keep, p.bank) for p in self.policies)
+        ruleset_fields = [csv_field(r.name) for r in spec.rulesets]
+        player_fields = [csv_field(label) for label in spec.labels]
+        self._r_text, self._r_off = _text_table(ruleset_fields)
+        self._p_text, self._p_off = _text_table(player_fields)
+        seats = self.schedule.table_size
+        wins = [win_text(0.0)] + [win_text(1.0 / k) for k in range(1, seats + 1)]  # by winners
+        self._w_text, self._w_off = _text_table(wins)
+        longest = max(len(f.encode()) for f in ruleset_fields) + max(len(f.encode()) for f in player_fields)
+        self._row_bound = longest + 7 * 21 + 16 + int(self._w_off.max())
+
+    # ----------------------------------------------------------------- tables
+    def _build_rules(self, rulesets: Sequence[Ruleset]) -> None:
+        self._rules = np.array([_rule_row(r) for r in rulesets], np.int64)
+        count = len(MULTISETS)
+        keep_start = np.zeros((len(rulesets), count), np.int64)
+        keep_count = np.zeros((len(rulesets), count), np.int64)
+        points: list[int] = []
+        left: list[int] = []
+        hot: list[bool] = []
+        ndice: list[int] = []
+        for r, rules in enumerate(rulesets):
+            keeps = score_table(rules).keeps
+            for roll, options in keeps.items():
+                d = DENSE[roll]
+                keep_start[r, d] = len(points)
+                keep_count[r, d] = len(options)
+                for keep in options:
+                    points.append(keep.points)
+                    left.append(keep.dice_left)
+                    hot.append(keep.hot)
+                    ndice.append(len(keep.dice))
+        self._keep_start, self._keep_count = keep_start, keep_count
+        self._k_points = np.array(points, np.int64)
+        self._k_left = np.array(left, np.int64)
+        self._k_hot = np.array(hot, np.bool_)
+        self._k_ndice = np.array(ndice, np.int64)
+        self._outcome, self._outcome_off = _outcome_table()
+
+    def _build_policies(self) -> None:
+        n = len(self.policies)
+        self._pol_keep = np.zeros(n, np.int64)
+        self._pol_bank = np.zeros(n, np.int64)
+        self._pol_at = np.zeros((n, 7), np.int64)
+        self._pol_min = np.ones(n, np.int64)
+        self._pol_on_target = np.zeros(n, np.int64)
+        self._pol_table_off = np.zeros(n, np.int64)
+        self._pol_table_cols = np.ones(n, np.int64)
+        cells: list[int] = []
+        for i, policy in enumerate(self.policies):
+            if policy is None:
+                continue
+            self._pol_keep[i] = KEEP_RULES.index(policy.keep)
+            self._pol_bank[i] = BANK_RULES.index(policy.bank)
+            for left in range(1, 7):
+                self._pol_at[i, left] = policy.bank_at_for(left)
+            self._pol_min[i] = policy.min_dice
+            self._pol_on_target[i] = policy.bank_on_target
+            if policy.table:
+                self._pol_table_off[i] = len(cells)
+                self._pol_table_cols[i] = len(policy.table[0])
+                cells.extend(int(c) for row in policy.table for c in row)
+        self._pol_table = np.array(cells or [0], np.uint8)
+
+    def _build_schedule(self) -> None:
+        sched = self.schedule
+        state = _IV
+        part = self.spec.seed
+        while True:  # derive_seed's folding of the tournament seed (which may be wider than 64 bits)
+            state = _mix((state + _GOLDEN + (part & _MASK)) & _MASK)
+            part >>= 64
+            if not part:
+                break
+        self._seed_state = np.uint64(state)
+        self._ruleset_keys = np.array(sched._ruleset_keys, np.uint64)
+        self._table_keys = np.array(sched._table_keys, np.uint64)
+        tables = sched._tables
+        if tables is None:  # a free-for-all with fewer seats than players: each deal draws its table
+            self._fixed = np.zeros((0, sched.table_size), np.int64)
+        else:
+            self._fixed = np.array(tables, np.int64)
+
+    # ----------------------------------------------------------------- optimal situations
+    def _add(self, ruleset: int, minimum: int, cap: int | None) -> None:
+        low = 0 if cap is None else cap + 1
+        key = (ruleset << K.SIT_RULESET_SHIFT) | (minimum << K.SIT_MINIMUM_SHIFT) | low
+        if key in self._solved:
+            return
+        solution = solve_turn(self.spec.rulesets[ruleset], minimum, cap)
+        table = np.array(solution.roll_value, np.float64)
+        values = np.zeros((table.shape[0], 7))
+        values[:, : table.shape[1]] = table
+        offset = sum(part.size for part in self._value_parts)
+        self._value_parts.append(values.ravel())
+        self._solved[key] = (offset, table.shape[0], ruleset)
+
+    def _add_warm(self, index: int, rules: Ruleset) -> None:
+        from arena.players.solver import SOLVED
+
+        for solved_rules, minimum, cap in SOLVED:
+            if solved_rules == rules:
+                self._add(index, minimum, cap)
+
+    def _publish(self) -> None:
+        keys = sorted(self._solved)
+        self._sit_keys = np.array(keys, np.int64)
+        self._sit_off = np.array([self._solved[k][0] for k in keys], np.int64)
+        self._sit_rows = np.array([self._solved[k][1] for k in keys], np.int64)
+        self._sit_vals = np.concatenate(self._value_parts) if self._value_parts else np.zeros(1)
+        self._value_parts = [self._sit_vals]
+
+    def _solve_key(self, key: int) -> None:
+        ruleset = key >> K.SIT_RULESET_SHIFT
+        minimum = (key >> K.SIT_MINIMUM_SHIFT) & ((1 << (K.SIT_RULESET_SHIFT - K.SIT_MINIMUM_SHIFT)) - 1)
+        cap = (key & ((1 << K.SIT_MINIMUM_SHIFT) - 1)) - 1
+        self._add(ruleset, minimum, None if cap < 0 else cap)
+        self._publish()
+
+    # ----------------------------------------------------------------- playing
+    def slots(self, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Ruleset, deal, seed and seats of each game number, as Schedule.slot gives them."""
+        sched = self.schedule
+        return K.slot_seeds(
+            games,
+            sched.shape.orders,
+            sched.shape.tables,
+            sched.shape.rulesets,
+            self._seed_state,
+            self._ruleset_keys,
+            self._table_keys,
+            self._fixed,
+            len(self.spec.players),
+        )
+
+    def compilable(self, games: Sequence[int] | np.ndarray) -> np.ndarray:
+        """Per game number: True if every seat of that game has a policy."""
+        games = np.asarray(games, np.int64)
+        has = np.array([p is not None for p in self.policies])
+        return has[self.slots(games)[3]].all(axis=1)
+
+    def _play(self, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Rows as bytes, the end offset of each game's rows, and the win shares (games x seats)."""
+        rulesets, deals, seeds, seats = self.slots(games)
+        if not all(self.policies[p] is not None for p in np.unique(seats)):
+            raise ValueError("some of these games seat a player without a declarative policy")
+        g, n = seats.shape
+        strat = np.zeros((g, n), np.uint64)
+        if self._random:
+            for i, seed in enumerate(seeds.tolist()):
+                for s in range(n):
+                    strat[i, s] = strategy_seed(seed, s)
+        scores = np.zeros((g, n), np.int64)
+        ranks = np.zeros((g, n), np.int64)
+        win = np.zeros((g, n), np.bool_)
+        nwin = np.zeros(g, np.int64)
+        turns = np.zeros((g, n), np.int64)
+        farkles = np.zeros((g, n), np.int64)
+        first = 0
+        while True:
+            position, key = K.play_games(
+                seeds, rulesets, seats, strat, self._rules, self._keep_start, self._keep_count,
+                self._k_points, self._k_left, self._k_hot, self._k_ndice, self._outcome, self._outcome_off,
+                self._pol_keep, self._pol_bank, self._pol_at, self._pol_min, self._pol_on_target,
+                self._pol_table, self._pol_table_off, self._pol_table_cols,
+                self._sit_keys, self._sit_off, self._sit_rows, self._sit_vals,
+                self.spec.max_rounds, first, scores, ranks, win, nwin, turns, farkles,
+            )  # fmt: skip
+            if position < 0:
+                break
+            self._solve_key(int(key))
+            first = int(position)
+        buf = np.empty(g * n * self._row_bound, np.uint8)
+        ends = np.empty(g, np.int64)
+        size = K.format_rows(
+            games, deals, seeds, rulesets, seats, scores, ranks, win, nwin, turns, farkles,
+            self._r_text, self._r_off, self._p_text, self._p_off, self._w_text, self._w_off, buf, ends,
+        )  # fmt: skip
+        shares = np.where(win, 1.0 / np.maximum(nwin, 1)[:, None], 0.0)
+        return buf[:size], ends, shares
+
+    def play(self, start: int, stop: int) -> BatchResult:
+        """Games start..stop-1, as ``BatchPlayer(spec).play(start, stop)`` gives them."""
+        parts: list[str] = []
+        shares: list[tuple[float, ...]] = []
+        for piece in self.pieces(start, stop, PIECE_GAMES):
+            parts.append(piece.rows)
+            shares.extend(piece.shares)
+        return BatchResult(start, stop, "".join(parts), 0, tuple(shares))
+
+    def pieces(self, start: int, stop: int, every: int = PIECE_GAMES) -> Iterator[BatchResult]:
+        """Games start..stop-1 in results of ``every`` games (memory stays flat however many)."""
+        for lo in range(start, stop, every):
+            hi = min(stop, lo + every)
+            data, _ends, shares = self._play(np.arange(lo, hi, dtype=np.int64))
+            yield BatchResult(lo, hi, data.tobytes().decode(), 0, tuple(map(tuple, shares.tolist())))
+
+    def play_games(self, games: Sequence[int] | np.ndarray) -> list[str]:
+        """The rows of each of ``games`` (game numbers, sorted or not), one string per game."""
+        games = np.asarray(games, np.int64)
+        out: list[str] = []
+        for lo in range(0, len(games), PIECE_GAMES):
+            data, ends, _shares = self._play(games[lo : lo + PIECE_GAMES])
+            # Offsets are bytes; names may be multi-byte: cut the bytes, then decode each.
+            raw = data.tobytes()
+            starts = np.concatenate(([0], ends[:-1])).tolist()
+            out.extend(raw[a:b].decode() for a, b in zip(starts, ends.tolist(), strict=True))
+        return out
+
+
+__all__ = ["CompiledGames"]
