@@ -14,6 +14,7 @@ import click
 from click.core import ParameterSource
 
 from arena.analysis.stats import elo_from_score
+from arena.cli.compiled_option import compiled_option, wants_compiled
 from arena.cli.output import echo_json, fail
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
 from arena.cli.seat_options import Seating, seat_options
@@ -114,6 +115,7 @@ def default_duel_out() -> Path:
 @click.option(
     "--fail-fast", is_flag=True, help="Stop at the first game a strategy breaks and show its full traceback."
 )
+@compiled_option
 @seat_options
 @click.pass_context
 def duel_command(
@@ -133,6 +135,7 @@ def duel_command(
     batch_size: int | None,
     progress: bool | None,
     fail_fast: bool,
+    compiled: str,
     seating: Seating,
 ) -> None:
     """Play A against B in game pairs (both seat orders of each deal, same dice) and say which is
@@ -169,6 +172,7 @@ def duel_command(
                     command=command,
                     seat_limits=spec.seat_limits,
                 )
+            use_compiled = wants_compiled(compiled, spec)
             folder = RunFolder.resume(resume, spec, 2, kind="duel")
             if folder.completed_games % 2:  # only without its journal (games.idx) can this happen
                 raise RunFolderError(
@@ -198,6 +202,7 @@ def duel_command(
                 command=command,
                 seat_limits=seating.limits_for((a, b)),
             )
+            use_compiled = wants_compiled(compiled, spec)
             folder = RunFolder.create(
                 out or default_duel_out(),
                 spec,
@@ -237,6 +242,7 @@ def duel_command(
                 folder=folder,
                 batch_size=batch_size,
                 on_batch=FaultWatch(fail_fast, collector),
+                compiled=use_compiled,
             )
     except FaultStop as fault:
         fail_at_fault(fault.detail, folder.path)

@@ -16,6 +16,7 @@ from click.core import ParameterSource
 
 from arena.analysis.ranking import results_text
 from arena.analysis.reports import ReportError, RunStats, write_reports
+from arena.cli.compiled_option import compiled_option, with_compiled
 from arena.cli.output import fail
 from arena.cli.rules_commands import resolve_rules
 from arena.cli.seat_options import Seating, seat_options
@@ -147,6 +148,7 @@ def default_out() -> Path:
     help="Stop at the first game a strategy breaks and show its full traceback (what was written is "
     "kept; --resume continues).",
 )
+@compiled_option
 @seat_options
 @click.pass_context
 def tournament_command(
@@ -166,6 +168,7 @@ def tournament_command(
     batch_size: int | None,
     progress: bool | None,
     fail_fast: bool,
+    compiled: str,
     seating: Seating,
 ) -> None:
     """Play every pairing of strategies on every ruleset, and rank them.
@@ -206,6 +209,7 @@ def tournament_command(
                 given,
                 command,
                 seating,
+                compiled,
             )
         except KeyboardInterrupt:
             click.echo("interrupted before any game was played", err=True)
@@ -230,6 +234,7 @@ def _open_run(
     given: set[str],
     command: str,
     seating: Seating,
+    compiled: str = "off",
 ) -> tuple[TournamentSpec, Schedule, RunFolder]:
     """The spec and a new or resumed run folder; bad input is one line, exit 2."""
     try:
@@ -260,6 +265,7 @@ def _open_run(
             seat_limits=seating.limits_for(loaded) if new_players else base.seat_limits,
             command=command,
         )
+        spec = with_compiled(compiled, spec)
         schedule = Schedule(spec)
         if resume is not None:
             folder = RunFolder.resume(resume, spec, schedule.table_size)

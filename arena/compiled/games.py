@@ -303,17 +303,35 @@ class CompiledGames:
             data, _ends, shares = self._play(np.arange(lo, hi, dtype=np.int64))
             yield BatchResult(lo, hi, data.tobytes().decode(), 0, tuple(map(tuple, shares.tolist())))
 
-    def play_games(self, games: Sequence[int] | np.ndarray) -> list[str]:
-        """The rows of each of ``games`` (game numbers, sorted or not), one string per game."""
+    def load(self) -> None:
+        """Load the compiled functions now (from numba's disk cache, or compile them): done once
+        in a process that then forks workers, so none of them loads them again."""
+        flags = self.compilable(np.arange(min(len(self.schedule), 64)))
+        if flags.any():
+            self._play(np.array([int(np.argmax(flags))], np.int64))
+
+    @property
+    def compiles_all(self) -> bool:
+        """True if every player has a policy, so every game of the spec is played here."""
+        return all(p is not None for p in self.policies)
+
+    def play_each(self, games: Sequence[int] | np.ndarray) -> list[tuple[str, tuple[float, ...]]]:
+        """The rows and win shares of each of ``games`` (game numbers, in any order), in the
+        order given: for a field in which only some games can be played here."""
         games = np.asarray(games, np.int64)
-        out: list[str] = []
+        out: list[tuple[str, tuple[float, ...]]] = []
         for lo in range(0, len(games), PIECE_GAMES):
-            data, ends, _shares = self._play(games[lo : lo + PIECE_GAMES])
+            data, ends, shares = self._play(games[lo : lo + PIECE_GAMES])
             # Offsets are bytes; names may be multi-byte: cut the bytes, then decode each.
             raw = data.tobytes()
-            starts = np.concatenate(([0], ends[:-1])).tolist()
-            out.extend(raw[a:b].decode() for a, b in zip(starts, ends.tolist(), strict=True))
+            starts = [0, *ends[:-1].tolist()]
+            texts = (raw[a:b].decode() for a, b in zip(starts, ends.tolist(), strict=True))
+            out.extend(zip(texts, map(tuple, shares.tolist()), strict=True))
         return out
+
+    def play_games(self, games: Sequence[int] | np.ndarray) -> list[str]:
+        """The rows of each of ``games`` (game numbers, in any order), one string per game."""
+        return [rows for rows, _ in self.play_each(games)]
 
 
 __all__ = ["CompiledGames"]

@@ -26,6 +26,7 @@ import hashlib
 import operator
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 from arena.engine import Ruleset
 from arena.players import PlayerFault, play_match
@@ -34,6 +35,9 @@ from arena.sandbox import NOWHERE, SeatPlace, SeatPool
 from arena.tournament.rows import csv_field, fault_rows, fault_shares, game_rows
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import TournamentSpec
+
+if TYPE_CHECKING:
+    from arena.compiled import CompiledGames
 
 
 @dataclass(frozen=True)
@@ -70,12 +74,43 @@ def chunk_random_seed(tournament_seed: int, first_game: int) -> int:
 RULE_FIELDS = operator.attrgetter(*(f.name for f in dataclasses.fields(Ruleset)))
 
 
+def compiled_games(spec: TournamentSpec) -> CompiledGames | None:
+    """The compiled kernel for the games of ``spec`` whose every seat has a declarative policy,
+    or None: when ``spec.compiled`` is off, numba is missing, or no player has a policy.
+
+    Reading the policies makes each player once: call it where strategy code may run (the main
+    process, before the templates are forked, or a worker), never in a template."""
+    if not spec.compiled:
+        return None
+    from arena.compiled import compilable_players, numba_available, ruleset_problem
+
+    if not numba_available() or ruleset_problem(spec) is not None or not any(compilable_players(spec)):
+        return None
+    from arena.compiled import CompiledGames
+
+    kernel = CompiledGames(spec)
+    kernel.load()
+    return kernel
+
+
 class BatchPlayer:
     """Plays games of one tournament in this process.  Built once per process (or per
-    template, before the chunk processes are forked from it)."""
+    template, before the chunk processes are forked from it).
 
-    def __init__(self, spec: TournamentSpec, guard: Guard | None = None, place: SeatPlace = NOWHERE) -> None:
+    ``kernel``: the compiled kernel (:func:`compiled_games`) for the games it can play, or None;
+    the other games are played in Python.  ``"make"``: made here when ``spec.compiled`` is on."""
+
+    def __init__(
+        self,
+        spec: TournamentSpec,
+        guard: Guard | None = None,
+        place: SeatPlace = NOWHERE,
+        kernel: CompiledGames | Literal["make"] | None = "make",
+    ) -> None:
         self.spec = spec
+        self.kernel = compiled_games(spec) if kernel == "make" else kernel
+        #: Every game is played by the kernel: no strategy code runs in this process.
+        self.compiled_only = self.kernel is not None and self.kernel.compiles_all
         self.place = place  # where isolated players' seat processes log, and what they must not see
         self._isolated = [p.isolated for p in spec.players]
         self.schedule = Schedule(spec)
@@ -115,6 +150,12 @@ class BatchPlayer:
         replaced and play goes on.
         """
         spec = self.spec
+        if self.compiled_only:
+            assert self.kernel is not None
+            # No strategy state to bring up to date: games before emit_from need no playing.
+            for piece in self.kernel.pieces(emit_from, stop, every or max(1, stop - emit_from)):
+                send(piece)
+            return
         if self.guard is None:
             self.guard = Guard(spec.move_timeout)
         guard = self.guard
@@ -174,12 +215,30 @@ class BatchPlayer:
         max_rounds = spec.max_rounds
         board = guard.board
         isolated = self._isolated
+        # The games the kernel can play: played at once, as they run no strategy code and so
+        # don't depend on the Python games around them; skipped when re-played for state.
+        compiled = self._compiled_rows(first, emit_from, stop)
         parts: list[str] = []
         shares: list[tuple[float, ...]] = []
         details: list[FaultDetail] = []
         faults = 0
         piece_start = emit_from
         for game in range(first, stop):
+            if game in compiled:
+                if game < emit_from:
+                    continue
+                text, share = compiled[game]
+                parts.append(text)
+                shares.append(share)
+                if (every is not None and game + 1 - piece_start >= every) or game + 1 == stop:
+                    send(
+                        BatchResult(
+                            piece_start, game + 1, "".join(parts), faults, tuple(shares), tuple(details)
+                        )
+                    )
+                    parts, shares, details, faults = [], [], [], 0
+                    piece_start = game + 1
+                continue
             board[GAME] = game
             slot = slot_of(game)
             index = slot.ruleset
@@ -233,6 +292,22 @@ class BatchPlayer:
                 )
                 parts, shares, details, faults = [], [], [], 0
                 piece_start = game + 1
+
+    def _compiled_rows(
+        self, first: int, emit_from: int, stop: int
+    ) -> dict[int, tuple[str, tuple[float, ...]]]:
+        """Rows and win shares of the kernel's games among first..stop-1, by game number; those
+        before ``emit_from`` are in the dict with no rows (they are skipped)."""
+        kernel = self.kernel
+        if kernel is None:
+            return {}
+        games = [
+            g for g, ok in zip(range(first, stop), kernel.compilable(range(first, stop)), strict=True) if ok
+        ]
+        played = [g for g in games if g >= emit_from]
+        rows: dict[int, tuple[str, tuple[float, ...]]] = dict.fromkeys(games, ("", ()))
+        rows.update(zip(played, kernel.play_each(played), strict=True))
+        return rows
 
     def _changed(self, index: int) -> bool:
         """True if the copy of ruleset ``index`` games are played on no longer holds the values

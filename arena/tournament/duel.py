@@ -56,6 +56,7 @@ def duel_spec(
     move_timeout: float | None = DEFAULT_MOVE_TIMEOUT,
     command: str = "",
     seat_limits: SeatLimits | None = None,
+    compiled: bool = False,
 ) -> TournamentSpec:
     """The tournament a duel plays: A against B, ``games`` games (whole pairs).  ``seat_limits``
     for isolated players (set to the defaults if one is isolated and they are not given)."""
@@ -69,6 +70,7 @@ def duel_spec(
         chunk_games=2 * PAIRS_PER_TASK,
         seat_limits=seat_limits if a.isolated or b.isolated else None,
         command=command,
+        compiled=compiled,
     )
 
 
@@ -197,6 +199,7 @@ def run_duel(
     folder: RunFolder | None = None,
     batch_size: int | None = None,
     on_batch: Callable[[BatchResult], None] | None = None,
+    compiled: bool = False,
 ) -> DuelOutcome:
     """Play up to ``games`` games of A against B in pairs; stop early when ``sprt`` decides.
 
@@ -204,10 +207,13 @@ def run_duel(
     deciding pair and no further; a folder that already holds games (``RunFolder.resume``) is
     continued after them.  Ctrl-C stops cleanly: the outcome says ``interrupted`` and the
     folder keeps every pair written.  ``folder`` is closed on return.  ``on_batch`` sees each
-    batch's kept games as they are written (their faults, for example).
+    batch's kept games as they are written (their faults, for example).  ``compiled``: play
+    the games of players with a declarative policy in the compiled kernel (same games).
     """
     limit = duel_limit(games, sprt)
-    spec = duel_spec(rules, a, b, games=max(2, limit), seed=seed, move_timeout=move_timeout)
+    spec = duel_spec(
+        rules, a, b, games=max(2, limit), seed=seed, move_timeout=move_timeout, compiled=compiled
+    )
     labels = (spec.labels[0], spec.labels[1])
     state = DuelTally(sprt)
     start = 0

@@ -70,6 +70,10 @@ class TournamentSpec:
     #: isolated (``--isolate``, ``cmd:``), None when every player plays in arena's processes.
     seat_limits: SeatLimits | None = None
     command: str = field(default="", compare=False)
+    #: Play the games whose every seat has a declarative policy in the compiled kernel
+    #: (:mod:`arena.compiled`).  How games are played, not which: the rows are the same either
+    #: way, so this is not part of the identity and a run may be resumed with or without it.
+    compiled: bool = field(default=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "players", unique_labels(tuple(self.players)))

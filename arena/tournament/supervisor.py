@@ -60,16 +60,19 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection, wait
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from arena.engine import Ruleset
 from arena.engine.scoring import score_table
 from arena.players import match
 from arena.players.match import BOARD_SLOTS, GAME, PHASE, Guard
 from arena.sandbox import NOWHERE, SeatPlace
-from arena.tournament.batch import RULE_FIELDS, BatchPlayer, BatchResult, chunk_random_seed
+from arena.tournament.batch import RULE_FIELDS, BatchPlayer, BatchResult, chunk_random_seed, compiled_games
 from arena.tournament.chunks import Job, chunk_jobs
 from arena.tournament.spec import TournamentSpec
+
+if TYPE_CHECKING:
+    from arena.compiled import CompiledGames
 
 #: How often a template samples its chunk process's board (seconds).
 TICK = 0.01
@@ -113,6 +116,9 @@ class ChunkPool:
         self.place = place
         self.templates: list[_Template] = []
         _warm_solver(spec)
+        # Made here, before the fork: reading the players' policies makes each player once, and
+        # the templates then share the loaded kernel.
+        self.kernel = compiled_games(spec)
         try:
             for _ in range(max(1, workers)):
                 self.templates.append(self._fork_template())
@@ -132,7 +138,7 @@ class ChunkPool:
                 for other in self.templates:  # the main process's ends, inherited
                     other.commands.close()
                     other.results.close()
-                _Supervisor(self.spec, commands_in, results_out, self.every, self.place).run()
+                _Supervisor(self.spec, commands_in, results_out, self.every, self.place, self.kernel).run()
             finally:
                 os._exit(0)
         commands_in.close()
@@ -274,6 +280,7 @@ class _Supervisor:
         results: Connection,
         every: int | None,
         place: SeatPlace = NOWHERE,
+        kernel: CompiledGames | None = None,
     ):
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
         signal.signal(signal.SIGTERM, _on_term)
@@ -286,7 +293,7 @@ class _Supervisor:
         # Outside calls a chunk process may be starting a seat process (SeatLimits.start_seconds).
         self.stall = STALL + (spec.seat_limits.start_seconds if spec.seat_limits is not None else 0.0)
         self.pid = os.getpid()
-        self.player = BatchPlayer(spec, place=place)
+        self.player = BatchPlayer(spec, place=place, kernel=kernel)
         for rules in spec.rulesets:
             score_table(rules)  # built once here, not once per chunk
         self._buffer = mmap.mmap(-1, 8 * BOARD_SLOTS)  # shared with the chunk processes
@@ -304,6 +311,16 @@ class _Supervisor:
             self._play(job)
 
     def _play(self, job: Job) -> None:
+        if self.player.compiled_only:
+            # The kernel runs no strategy code: nothing to supervise, no chunk process to fork.
+            self.player.play_chunk(
+                job.emit_from,
+                job.emit_from,
+                job.stop,
+                send=lambda r: self._send(("rows", r)),
+                every=self.every,
+            )
+            return
         injected: dict[int, tuple[str, str]] = {}
         careful: set[int] = set()
         sent_to = job.emit_from
