@@ -193,7 +193,25 @@ class PolicyPlayer:
         return decide_by_policy(self.policy, view, self._stream)
 
 
+#: The methods through which a strategy plays: a class that changes one of them below the class
+#: that declared its policy plays something else than that policy.
+PLAYING_METHODS = ("decide", "start_game", "end_game")
+
+
 def policy_of(player: object) -> Policy | None:
-    """The policy a player object declares, or None if it declares none."""
+    """The policy a player object declares, or None if it declares none, or if its class
+    overrides ``decide`` (or a hook) below the class that declared the policy: a subclass of
+    ``greedy`` with its own ``decide`` does not play greedy's policy, so it must play in Python.
+    A :class:`PolicyPlayer` whose ``decide`` is the interpreter always plays its policy."""
     policy = getattr(player, "policy", None)
-    return policy if isinstance(policy, Policy) else None
+    if not isinstance(policy, Policy):
+        return None
+    cls = type(player)
+    if all(getattr(cls, name, None) is getattr(PolicyPlayer, name, None) for name in PLAYING_METHODS):
+        return policy
+    declaring = next((c for c in cls.__mro__ if "policy" in vars(c)), None)
+    if declaring is None or any(
+        getattr(cls, name, None) is not getattr(declaring, name, None) for name in PLAYING_METHODS
+    ):
+        return None
+    return policy

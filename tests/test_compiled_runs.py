@@ -1,0 +1,180 @@
+"""``--compiled auto|on|off`` end to end: the same run folder bytes on both paths, for any
+workers and batch size, in mixed fields too; clear refusals; no numba, no harm.
+
+(The kernel itself is checked game by game against the Python engine in test_compiled.py.)
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli.main import cli
+from arena.engine import Action, TurnView
+from arena.players.builtin.greedy import GreedyPlayer
+from arena.players.builtin.random_player import RandomPlayer
+from arena.players.builtin.threshold import ThresholdPlayer
+from arena.players.policy import Policy, PolicyPlayer, policy_of
+
+pytest.importorskip("numba")
+
+ROOT = Path(__file__).resolve().parent.parent
+DECLARATIVE = str(ROOT / "strategies" / "declarative.py")
+REPORTS = ("games.csv", "summary.csv", "pairwise.csv", "errors.csv")
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def tournament(out: Path, *args: str) -> tuple[int, str, str]:
+    return run("tournament", "--out", str(out), "--no-progress", *args)
+
+
+def same_files(a: Path, b: Path) -> None:
+    for name in REPORTS:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+FIELD = (
+    "-p", "threshold:bank_at=450,min_dice=2", "-p", "greedy", "-p", "random", "-p", "optimal",
+    "-p", DECLARATIVE,
+    "--rules", "standard", "--rules", str(ROOT / "rulesets" / "short-evening.toml"),
+    "--games", "30", "--seed", "11",
+)  # fmt: skip
+
+
+def test_compiled_and_python_runs_write_the_same_bytes_for_any_workers_and_batches(tmp_path: Path) -> None:
+    code, _, err = tournament(tmp_path / "off", *FIELD, "--compiled", "off", "--workers", "1")
+    assert code == 0, err
+    for name, extra in {
+        "on": ("--compiled", "on", "--workers", "2"),
+        "on-batches": ("--compiled", "on", "--workers", "2", "--batch-size", "7"),
+        "auto": ("--workers", "1"),
+    }.items():
+        code, _, err = tournament(tmp_path / name, *FIELD, *extra)
+        assert code == 0, err
+        same_files(tmp_path / "off", tmp_path / name)
+
+
+def test_a_mixed_field_plays_the_rest_in_python_in_game_order(tmp_path: Path) -> None:
+    mixed = ("-p", "tactician", "-p", "greedy", "-p", "random", "--rules", "classic", "--games", "24")
+    code, _, err = tournament(tmp_path / "off", *mixed, "--compiled", "off", "--workers", "1")
+    assert code == 0, err
+    code, _, err = tournament(
+        tmp_path / "auto", *mixed, "--compiled", "auto", "--workers", "2", "--batch-size", "5"
+    )
+    assert code == 0, err
+    same_files(tmp_path / "off", tmp_path / "auto")
+
+
+def test_compiled_on_refuses_a_player_without_a_policy_before_making_a_folder(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    code, _, err = tournament(out, "-p", "tactician", "-p", "greedy", "--games", "4", "--compiled", "on")
+    assert code == 2
+    assert err.strip().splitlines() == [
+        "arena: error: --compiled on: player 'tactician' has no declarative policy "
+        "(see docs/declarative.md); it plays in Python"
+    ]
+    assert not out.exists()
+    code, _, err = run("duel", "tactician", "greedy", "--compiled", "on", "--out", str(out))
+    assert code == 2 and "--compiled on: player 'tactician'" in err
+    assert not out.exists()
+
+
+def test_compiled_on_refuses_isolated_players(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    code, _, err = tournament(
+        out, "-p", "greedy", "-p", "threshold", "--isolate", "--games", "2", "--compiled", "on"
+    )
+    assert code == 2 and "is isolated" in err
+    assert not out.exists()
+
+
+def test_duel_compiled_and_python_agree(tmp_path: Path) -> None:
+    args = ("threshold", "optimal", "--rules", "classic", "--sprt", "elo0=0,elo1=40", "--max-games", "600")
+    for mode in ("on", "off"):
+        code, _, err = run("duel", *args, "--compiled", mode, "--out", str(tmp_path / mode), "--no-progress")
+        assert code == 0, err
+    assert (tmp_path / "on" / "games.csv").read_bytes() == (tmp_path / "off" / "games.csv").read_bytes()
+
+
+def test_without_numba_auto_plays_in_python_and_on_says_how_to_install(tmp_path: Path) -> None:
+    script = "import sys; sys.modules['numba'] = None\nfrom arena.cli.main import cli\ncli(sys.argv[1:])\n"
+
+    def arena(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-c", script, *args], capture_output=True, text=True, cwd=tmp_path, timeout=120
+        )
+
+    on = arena(
+        "tournament", "-p", "greedy", "-p", "threshold", "--games", "4", "--compiled", "on", "--out", "x"
+    )
+    assert on.returncode == 2
+    assert on.stderr.strip() == (
+        "arena: error: --compiled on: numba is not installed: "
+        "pip install 'arena[fast]' (or pip install numba)"
+    )
+    auto = arena(
+        "tournament", "-p", "greedy", "-p", "threshold", "--games", "6", "--out", "auto", "--no-progress"
+    )
+    assert auto.returncode == 0, auto.stderr
+    code, _, err = tournament(
+        tmp_path / "off", "-p", "greedy", "-p", "threshold", "--games", "6", "--compiled", "off"
+    )
+    assert code == 0, err
+    same_files(tmp_path / "auto", tmp_path / "off")
+
+
+class OwnDecide(GreedyPlayer):
+    """Inherits greedy's policy but decides otherwise: must never be played by the kernel."""
+
+    name = "own-decide"
+
+    def decide(self, view: TurnView) -> Action:
+        keep = view.legal_keeps[-1]
+        return Action(keep.dice, view.bank_allowed(keep) and not view.overshoots(keep))
+
+
+class LoudRandom(RandomPlayer):
+    def end_game(self, result: object) -> None:  # a hook the kernel would not call
+        pass
+
+
+class Interpreted(PolicyPlayer):
+    name = "interpreted"
+    policy = Policy(keep="most_dice", bank_at=600)
+
+
+def test_a_policy_counts_only_when_the_class_plays_it() -> None:
+    assert policy_of(GreedyPlayer()) == Policy(keep="most_dice", bank="threshold", bank_at=0)
+    assert policy_of(ThresholdPlayer(450, 2)) is not None
+    assert policy_of(Interpreted()) == Policy(keep="most_dice", bank_at=600)
+    assert policy_of(OwnDecide()) is None
+    assert policy_of(LoudRandom()) is None
+
+
+def test_a_subclass_with_its_own_decide_plays_its_own_games(tmp_path: Path) -> None:
+    own = tmp_path / "own.py"
+    own.write_text(
+        "from arena.engine import Action\n"
+        "from arena.players.builtin.greedy import GreedyPlayer\n"
+        "class OwnDecide(GreedyPlayer):\n"
+        "    name = 'own-decide'\n"
+        "    def decide(self, view):\n"
+        "        keep = view.legal_keeps[-1]\n"
+        "        return Action(keep.dice, view.bank_allowed(keep) and not view.overshoots(keep))\n"
+    )
+    args = ("-p", f"{own}:OwnDecide", "-p", "greedy", "--rules", "classic", "--games", "20")
+    code, _, err = tournament(tmp_path / "auto", *args)
+    assert code == 0, err
+    code, _, err = tournament(tmp_path / "off", *args, "--compiled", "off")
+    assert code == 0, err
+    same_files(tmp_path / "auto", tmp_path / "off")
+    code, _, err = tournament(tmp_path / "on", *args, "--compiled", "on")
+    assert code == 2 and "own-decide" in err and "no declarative policy" in err
