@@ -1,0 +1,105 @@
+"""How fast the compiled kernel plays, what its compile costs, and that its memory stays flat.
+
+Prints, for 2-player standard games: games/s and microseconds per turn of
+``CompiledGames.play`` (threshold vs greedy, and optimal vs greedy), the time of a first compile
+(with the disk cache cleared, in a fresh process) and of a cached load (a second fresh
+process), and the peak memory (ru_maxrss of a fresh process) after playing 10,000 and
+1,000,000 games in pieces (``CompiledGames.pieces``, the rows of each piece dropped).
+
+    python benchmarks/compiled_speed.py [--games N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SETUP = """
+import resource, sys, time
+t0 = time.perf_counter()
+from arena.compiled import CompiledGames
+from arena.engine import PRESETS
+from arena.players import load_player_spec
+from arena.tournament.spec import TournamentSpec
+def spec(a, b, games):
+    players = (load_player_spec(a), load_player_spec(b))
+    return TournamentSpec((PRESETS["standard"],), players, games=games, seed=1)
+"""
+
+
+def _run(code: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", SETUP + textwrap.dedent(code)], capture_output=True, text=True, cwd=ROOT
+    )
+    if done.returncode:
+        raise SystemExit(done.stderr)
+    return done.stdout.strip()
+
+
+def compile_times() -> tuple[float, float]:
+    """Seconds to the first game in a fresh process: with the cache cleared, then cached."""
+    cache = ROOT / "arena" / "compiled" / "__pycache__"
+    for entry in cache.glob("kernel.*"):
+        if entry.suffix in (".nbi", ".nbc"):
+            entry.unlink()
+    code = """
+        CompiledGames(spec("threshold", "greedy", 2)).play(0, 2)
+        print(time.perf_counter() - t0)
+        """
+    return float(_run(code)), float(_run(code))
+
+
+def speed(a: str, b: str, games: int) -> tuple[float, float]:
+    """Games/s and microseconds per turn of CompiledGames.play, after a warm-up."""
+    out = _run(
+        f"""
+        compiled = CompiledGames(spec({a!r}, {b!r}, {games}))
+        compiled.play(0, 200)
+        started = time.perf_counter()
+        result = compiled.play(0, {games})
+        took = time.perf_counter() - started
+        turns = sum(int(line.rsplit(",", 4)[1]) for line in result.rows.splitlines())
+        print(took, turns)
+        """
+    )
+    took, turns = out.split()
+    return games / float(took), 1e6 * float(took) / int(turns)
+
+
+def peak_memory(games: int) -> float:
+    """Peak resident MB of a fresh process that plays ``games`` games in pieces."""
+    out = _run(
+        f"""
+        compiled = CompiledGames(spec("threshold", "greedy", {games}))
+        rows = 0
+        for piece in compiled.pieces(0, {games}):
+            rows += piece.rows.count("\\n")
+        print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+        """
+    )
+    return float(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=1_000_000, help="games per speed measurement")
+    args = parser.parse_args()
+    first, cached = compile_times()
+    print(f"first compile (fresh process, cache cleared): {first:.1f} s; cached load: {cached:.2f} s")
+    for a, b in (("threshold", "greedy"), ("optimal", "greedy")):
+        rate, per_turn = speed(a, b, args.games)
+        print(f"{a} vs {b}, standard, {args.games:,} games: {rate:,.0f} games/s, {per_turn:.3f} us per turn")
+    for games in (10_000, 1_000_000):
+        started = time.perf_counter()
+        mb = peak_memory(games)
+        print(f"peak memory, {games:,} games in pieces: {mb:.0f} MB ({time.perf_counter() - started:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()
