@@ -97,8 +97,11 @@ def test_a_cheat_changes_nothing_under_isolate(cheat: str, in_results: Path, hon
 
 def cli_run(folder: Path, players: list[str], games: int = 40, check: bool = True) -> Path:
     """The same run as :func:`run` without isolation, through the command line in a process of
-    its own, so that a cheat imported there (one patches OptimalPlayer) can't reach this one."""
+    its own, so that a cheat imported there (one patches OptimalPlayer) can't reach this one.
+    On the Python path: the compiled kernel plays optimal's declared policy, which a patch of
+    its ``decide`` doesn't reach."""
     args = ["--rules", "standard", "--games", str(games), "--seed", "11", "--out", str(folder)]
+    args += ["--compiled", "off"]
     for player in players:
         args += ["-p", player]
     result = subprocess.run([*ARENA, "tournament", *args], capture_output=True, text=True, timeout=300)
