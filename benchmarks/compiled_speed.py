@@ -1,7 +1,9 @@
 """How fast the compiled kernel plays, what its compile costs, and that its memory stays flat.
 
 Prints, for 2-player standard games: games/s and microseconds per turn of
-``CompiledGames.play`` (threshold vs greedy, and optimal vs greedy), the time of a first compile
+``CompiledGames.play`` (threshold vs greedy, and optimal vs greedy) and of the Python path
+(``BatchPlayer.play`` in one process), each as a multiple of the bare loop
+(:mod:`bare_loop`) measured in the same run; the time of a first compile
 (with the disk cache cleared, in a fresh process) and of a cached load (a second fresh
 process), and the peak memory (ru_maxrss of a fresh process) after playing 10,000 and
 1,000,000 games in pieces (``CompiledGames.pieces``, the rows of each piece dropped).
@@ -17,6 +19,9 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+
+from bare_loop import bare_turn_seconds, machine
+from python_path_speed import batch_turn_seconds
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -91,10 +96,20 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=1_000_000, help="games per speed measurement")
     args = parser.parse_args()
     first, cached = compile_times()
+    print(f"machine: {machine()}")
     print(f"first compile (fresh process, cache cleared): {first:.1f} s; cached load: {cached:.2f} s")
+    bare, bare_rate = bare_turn_seconds()
+    print("standard, in one process; the ratio is the cost per turn against the bare loop")
+    print(f"  {'bare loop':34}{bare_rate:11,.0f} games/s {bare * 1e6:7.3f} µs/turn   1.000x")
     for a, b in (("threshold", "greedy"), ("optimal", "greedy")):
         rate, per_turn = speed(a, b, args.games)
-        print(f"{a} vs {b}, standard, {args.games:,} games: {rate:,.0f} games/s, {per_turn:.3f} us per turn")
+        label = f"compiled, {a} vs {b}"
+        print(f"  {label:34}{rate:11,.0f} games/s {per_turn:7.3f} µs/turn  {per_turn / (bare * 1e6):6.3f}x"
+              f"  ({bare * 1e6 / per_turn:.0f}x faster)")  # fmt: skip
+    for a, b in (("threshold", "greedy"), ("optimal", "greedy")):
+        per_turn_s, rate = batch_turn_seconds(a, b, 3000)
+        label = f"Python path, {a} vs {b}"
+        print(f"  {label:34}{rate:11,.0f} games/s {per_turn_s * 1e6:7.3f} µs/turn  {per_turn_s / bare:6.3f}x")
     for games in (10_000, 1_000_000):
         started = time.perf_counter()
         mb = peak_memory(games)

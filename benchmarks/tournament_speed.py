@@ -1,14 +1,15 @@
-"""Tournament speed, end to end with CSV writing, and what the supervised chunk processes cost.
+"""Whole `arena tournament` runs, as multiples of the bare loop measured in the same run.
 
-    python benchmarks/tournament_speed.py [--games 20000]
+    python benchmarks/tournament_speed.py [--games 20000] [--compiled-games 200000]
 
-1. Two `threshold` bots on `standard` (the issue's benchmark): games/s for --workers 1 and
-   --workers 2, and the speed-up.
-2. Fork per chunk: `threshold` against `greedy` on `standard` on one worker, all games in one
-   chunk process against the default chunk size (and a smaller one): games/s and CPU seconds
-   (this process and every child), best of three, and the cost of one chunk process.
-3. The shared-memory board: the two integer stores per strategy call a supervisor reads,
-   against the time of one decision.
+1. The baseline: :mod:`bare_loop` (a bare hand-written Python loop, threshold vs greedy on
+   standard), in µs per turn.
+2. Whole runs, end to end, each a fresh `arena tournament` process (imports, the run folder,
+   games.csv, every report): threshold vs greedy on standard, one worker, on the Python path
+   (`--compiled off`) and on the compiled path (`--compiled on`), and both on two workers.
+   Each is timed per turn played (the turns column of games.csv) and set against the bare loop:
+   "0.04x" is 25 times faster than the bare loop, "4.3x" 4.3 times slower.
+3. What the Python path's fork per chunk costs, and the shared-memory board per strategy call.
 """
 
 from __future__ import annotations
@@ -16,10 +17,15 @@ from __future__ import annotations
 import argparse
 import resource
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 import timeit
 from pathlib import Path
+
+import pandas as pd
+from bare_loop import bare_turn_seconds, machine
 
 from arena.engine import STANDARD
 from arena.players import load_player_spec
@@ -36,8 +42,26 @@ def cpu_seconds() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+def whole_run(games: int, workers: int, compiled: str) -> tuple[float, int]:
+    """Wall seconds of one `arena tournament` process, and the turns its games played."""
+    folder = Path(tempfile.mkdtemp()) / "run"
+    command = [
+        sys.executable, "-m", "arena.cli", "tournament", "-p", "threshold", "-p", "greedy",
+        "--rules", "standard", "--games", str(games), "--seed", "1", "--workers", str(workers),
+        "--compiled", compiled, "--out", str(folder), "--no-progress",
+    ]  # fmt: skip
+    try:
+        began = time.perf_counter()
+        subprocess.run(command, check=True, capture_output=True)
+        seconds = time.perf_counter() - began
+        turns = int(pd.read_csv(folder / "games.csv", usecols=["turns"])["turns"].sum())
+        return seconds, turns
+    finally:
+        shutil.rmtree(folder.parent)
+
+
 def timed_run(spec: TournamentSpec, workers: int) -> tuple[float, float]:
-    """Wall and CPU seconds of one run, end to end."""
+    """Wall and CPU seconds of one in-process run (no reports)."""
     folder_path = Path(tempfile.mkdtemp()) / "run"
     try:
         folder = RunFolder.create(folder_path, spec)
@@ -58,20 +82,37 @@ def best_of(runs: int, spec: TournamentSpec, workers: int) -> tuple[float, float
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=20_000)
+    parser.add_argument("--games", type=int, default=20_000, help="games of the Python-path runs")
+    parser.add_argument("--compiled-games", type=int, default=200_000, help="games of the compiled runs")
     args = parser.parse_args()
-    n = args.games
-    threshold, greedy = load_player_spec("threshold"), load_player_spec("greedy")
-    spec = TournamentSpec((STANDARD,), (threshold, threshold), games=n, seed=1)
-    timed_run(TournamentSpec((STANDARD,), (threshold, threshold), games=200), 1)  # warm caches
-    one, _ = timed_run(spec, 1)
-    two, _ = timed_run(spec, 2)
-    print(f"two threshold bots on standard, {n:,} games, end to end with CSV writing")
-    print(f"  --workers 1: {n / one:8,.0f} games/s  ({one:.2f} s)")
-    print(f"  --workers 2: {n / two:8,.0f} games/s  ({two:.2f} s)")
-    print(f"  speed-up:    {one / two:8.2f}x")
+    n, big = args.games, args.compiled_games
+    print(f"machine: {machine()}")
+    whole_run(200, 1, "on")  # numba's disk cache, warm
+    bare, bare_rate = bare_turn_seconds()
+    print(f"bare loop: {bare * 1e6:.2f} µs per turn ({bare_rate:,.0f} games/s)")
+    print("\nwhole `arena tournament` runs, threshold vs greedy on standard, reports included:")
+    print(f"  {'':24}{'games':>9} {'seconds':>8} {'games/s':>9} {'µs/turn':>8}  vs bare loop")
+    for label, games, workers, compiled in (
+        ("Python path, 1 worker", n, 1, "off"),
+        ("Python path, 2 workers", n, 2, "off"),
+        ("compiled, 1 worker", big, 1, "on"),
+        ("compiled, 2 workers", big, 2, "on"),
+    ):
+        seconds, turns = whole_run(games, workers, compiled)
+        per_turn = seconds / turns
+        ratio = per_turn / bare
+        verdict = f"{1 / ratio:5.1f}x faster" if ratio < 1 else f"{ratio:5.2f}x the cost"
+        print(
+            f"  {label:24}{games:9,} {seconds:8.2f} {games / seconds:9,.0f} {per_turn * 1e6:8.3f}  "
+            f"{ratio:6.3f}x ({verdict})"
+        )
+    bare_after, _ = bare_turn_seconds()
+    print(f"bare loop again: {bare_after * 1e6:.2f} µs per turn (the machine's drift during the runs)")
 
-    print(f"\nfork per chunk: threshold vs greedy on standard, {n:,} games, one worker, best of 3")
+    threshold, greedy = load_player_spec("threshold"), load_player_spec("greedy")
+    print(
+        f"\nPython path, fork per chunk: threshold vs greedy on standard, {n:,} games, one worker, best of 3"
+    )
     sizes = (n, DEFAULT_CHUNK_GAMES, DEFAULT_CHUNK_GAMES // 4)
     measured = {}
     for size in sizes:
@@ -102,7 +143,7 @@ def main() -> None:
                                number=200_000, repeat=5)) / 200_000  # fmt: skip
     print(
         f"\nshared-memory board: two stores per strategy call, {stores * 1e9:.0f} ns, "
-        f"{stores / per_call * 100:.1f}% of a call ({per_call * 1e6:.2f} us per call with the engine's work)"
+        f"{stores / per_call * 100:.1f}% of a call ({per_call * 1e6:.2f} µs per call with the engine's work)"
     )
 
 
