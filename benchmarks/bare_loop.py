@@ -2,13 +2,16 @@
 
     python benchmarks/bare_loop.py [--games 5000]
 
-What a programmer would write by hand to play ``threshold`` (bank at 300, roll on with at least
-3 dice) against ``greedy`` on the ``standard`` preset (001: six dice, exactly 10,000, entry 500,
-everyone else gets one more turn, ties shared), and nothing else: no Player protocol, no views,
-no guard, no rows, no output.  Scoring is table-driven (arena's score tables, looked up by roll
-key; built once before the clock starts), and the dice are arena's own counter-based streams
-(splitmix64), so it plays exactly the games arena plays: :func:`check_against_arena` compares
-every game's scores, turns and farkles with arena's engine.
+What a programmer would write by hand on arena's building blocks to play ``threshold`` (bank
+at 300, roll on with at least 3 dice) against ``greedy`` on the ``standard`` preset (001: six
+dice, exactly 10,000, entry 500, everyone else gets one more turn, ties shared), and nothing
+else: strategies as two plain functions, no Player protocol, no views, no guard, no rows, no
+output.  Scoring is table-driven (arena's score table: the legal keeps of each roll, looked up
+by roll key), and the dice are arena's own counter-based streams (``seat_streams``,
+``next_turn_stream``, ``roll_key``), so it plays exactly the games arena plays:
+:func:`check_against_arena` compares every game's scores, turns and farkles with arena's engine.
+(A loop tuned further by hand, with the hash inlined and the keeps as plain tuples, is faster
+still; the ratios are to this plain one.)
 
 Other benchmarks import :func:`bare_turn_seconds` and report their speed per turn as a multiple
 of it, measured in the same run (machines here are shared and noisy: a figure from another day
@@ -22,25 +25,10 @@ import platform
 import time
 from collections.abc import Sequence
 
-from arena.engine import STANDARD, Ruleset, derive_seed, score_table
-from arena.engine.dice import OUTCOME_KEYS, POW6
+from arena.engine import STANDARD, Keep, Ruleset, derive_seed, score_table
+from arena.engine.dice import next_turn_stream, roll_key, seat_streams
 
-MASK = (1 << 64) - 1
-GOLDEN = 0x9E3779B97F4A7C15
 BANK_AT, MIN_DICE = 300, 3
-
-
-def _tables(rules: Ruleset) -> tuple[dict, dict, dict]:
-    """Per roll key: threshold's keeps (most points first) and greedy's (most dice first), each
-    as (points, dice left) pairs; and the outcome keys by number of dice."""
-    table = score_table(rules)
-    by_points = {roll: tuple((k.points, k.dice_left) for k in keeps) for roll, keeps in table.keeps.items()}
-    by_dice = {
-        roll: tuple((k.points, k.dice_left) for k in sorted(keeps, key=lambda k: (-len(k.dice), -k.points)))
-        for roll, keeps in table.keeps.items()
-    }
-    outcomes = {n: OUTCOME_KEYS[n] for n in range(1, rules.dice + 1)}
-    return by_points, by_dice, outcomes
 
 
 def play_bare(seeds: Sequence[int], rules: Ruleset = STANDARD) -> tuple[int, list[tuple]]:
@@ -54,55 +42,38 @@ def play_bare(seeds: Sequence[int], rules: Ruleset = STANDARD) -> tuple[int, lis
         or rules.final_round != "everyone_else"
     ):
         raise ValueError("the bare loop plays the standard preset's kind of rules only")
-    by_points, by_dice, outcomes = _tables(rules)
+    keeps_of = score_table(rules).keeps  # roll key -> legal keeps, most points first
     dice, target, entry = rules.dice, rules.target, rules.entry_threshold
     exact = rules.exact_target
 
-    def mix(z: int) -> int:
-        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9 & MASK
-        z = (z ^ (z >> 27)) * 0x94D049BB133111EB & MASK
-        return z ^ (z >> 31)
+    def within_target(keeps: tuple[Keep, ...], room: int) -> tuple[Keep, ...]:
+        if not exact or keeps[0].points <= room:
+            return keeps
+        return tuple(k for k in keeps if k.points <= room) or keeps
 
-    def threshold(score: int, points: int, minimum: int, keeps: tuple) -> tuple[int, int, bool]:
-        gained, left = keeps[0]  # most points first
-        if exact and score + points + gained > target:
-            for option in keeps:  # the first keep that stays within the target
-                if score + points + option[0] <= target:
-                    gained, left = option
-                    break
-        total = points + gained
+    def threshold(score: int, points: int, minimum: int, keeps: tuple[Keep, ...]) -> tuple[Keep, bool]:
+        keep = within_target(keeps, target - score - points)[0]
+        total = points + keep.points
         reaches = score + total == target if exact else score + total >= target
-        return gained, left, total >= minimum and (total >= BANK_AT or left < MIN_DICE or reaches)
+        return keep, total >= minimum and (total >= BANK_AT or keep.dice_left < MIN_DICE or reaches)
 
-    def greedy(score: int, points: int, minimum: int, keeps: tuple) -> tuple[int, int, bool]:
-        gained, left = keeps[0]  # most dice first
-        if exact and score + points + gained > target:
-            for option in keeps:
-                if score + points + option[0] <= target:
-                    gained, left = option
-                    break
-        return gained, left, points + gained >= minimum
+    def greedy(score: int, points: int, minimum: int, keeps: tuple[Keep, ...]) -> tuple[Keep, bool]:
+        keep = max(within_target(keeps, target - score - points), key=lambda k: (len(k.dice), k.points))
+        return keep, points + keep.points >= minimum
 
     all_turns = 0
     results = []
     for g, seed in enumerate(seeds):
-        game_seed = derive_seed(seed)
-        bases = (derive_seed(game_seed, 0), derive_seed(game_seed, 1))
-        players = (
-            ((threshold, by_points), (greedy, by_dice))
-            if g % 2 == 0
-            else ((greedy, by_dice), (threshold, by_points))
-        )
+        bases = seat_streams(derive_seed(seed), 2)
+        deciders = (threshold, greedy) if g % 2 == 0 else (greedy, threshold)
         scores = [0, 0]
         turns = [0, 0]
         farkles = [0, 0]
         entered = [entry == 0, entry == 0]
-        final_left = -1
+        final_left = -1  # turns still to play once someone reached the target
         seat = 1
         rounds = 0
-        while True:
-            if final_left == 0:
-                break
+        while final_left != 0:
             if final_left > 0:
                 final_left -= 1
             seat = 1 - seat
@@ -110,34 +81,32 @@ def play_bare(seeds: Sequence[int], rules: Ruleset = STANDARD) -> tuple[int, lis
                 if rounds >= 1000 and final_left < 0:
                     break
                 rounds += 1
-            stream = mix((bases[seat] + GOLDEN + turns[seat]) & MASK)
+            stream = next_turn_stream(bases[seat], turns[seat])
             turns[seat] += 1
             score = scores[seat]
             minimum = 0 if entered[seat] else entry
-            decide, keeps_of = players[seat]
+            decide = deciders[seat]
             points = 0
             n = dice
             index = 0
             while True:
+                keeps = keeps_of[roll_key(stream, index, n)]
                 index += 1
-                draw = mix((stream + index * GOLDEN) & MASK)
-                keeps = keeps_of[outcomes[n][draw % POW6[n]]]
                 if not keeps:
                     farkles[seat] += 1
                     break
-                gained, left, bank = decide(score, points, minimum, keeps)
-                total = points + gained
-                if exact and score + total > target:
+                keep, bank = decide(score, points, minimum, keeps)
+                points += keep.points
+                if exact and score + points > target:
                     break  # the keep passes the target: the turn is forfeited
                 if bank:
-                    score += total
+                    score += points
                     scores[seat] = score
                     entered[seat] = True
                     if score >= target and final_left < 0:
                         final_left = 1
                     break
-                points = total
-                n = left
+                n = keep.dice_left
         all_turns += turns[0] + turns[1]
         results.append((tuple(scores), tuple(turns), tuple(farkles)))
     return all_turns, results
