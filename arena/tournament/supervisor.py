@@ -68,7 +68,7 @@ from arena.players import match
 from arena.players.match import BOARD_SLOTS, GAME, PHASE, Guard
 from arena.sandbox import NOWHERE, SeatPlace
 from arena.tournament.batch import RULE_FIELDS, BatchPlayer, BatchResult, chunk_random_seed, compiled_games
-from arena.tournament.chunks import Job, chunk_jobs
+from arena.tournament.chunks import Job, chunk_count, chunk_jobs
 from arena.tournament.spec import TournamentSpec
 
 if TYPE_CHECKING:
@@ -86,6 +86,9 @@ STALL = 10.0
 #: Jobs queued per template, and jobs in flight per template (results not yet written).
 QUEUE = 2
 WINDOW = 4
+#: Chunks per job, at most, when the kernel plays every game: there is no strategy state to
+#: reset between chunks, so bigger jobs only save messages and the fsync of each batch written.
+COMPILED_JOB_CHUNKS = 20
 PR_SET_PDEATHSIG = 1
 
 
@@ -119,6 +122,7 @@ class ChunkPool:
         # Made here, before the fork: reading the players' policies makes each player once, and
         # the templates then share the loaded kernel.
         self.kernel = compiled_games(spec)
+        self.workers = max(1, workers)
         try:
             for _ in range(max(1, workers)):
                 self.templates.append(self._fork_template())
@@ -147,7 +151,7 @@ class ChunkPool:
 
     def results(self, start: int, stop: int) -> Iterator[BatchResult]:
         """Results of games start..stop-1 in game order; raises :class:`BatchFailed`."""
-        jobs = chunk_jobs(start, stop, self.spec.chunk_games)
+        jobs = chunk_jobs(start, stop, self._job_games(start, stop))
         pending: dict[int, BatchResult | str] = {}
         open_stops: deque[int] = deque()  # each assigned job's stop, until its games are yielded
         window = WINDOW * len(self.templates)
@@ -182,6 +186,15 @@ class ChunkPool:
                 raise BatchFailed(f"no process is playing game {next_game:,} (an arena bug)")
             for conn in wait(list(busy)):
                 self._receive(busy[conn], pending)  # type: ignore[index]
+
+    def _job_games(self, start: int, stop: int) -> int:
+        """Games per job: a chunk, or with every game compiled (and no batch size asked for)
+        whole chunks enough to keep every worker busy, up to :data:`COMPILED_JOB_CHUNKS`."""
+        chunk = self.spec.chunk_games
+        if self.kernel is None or not self.kernel.compiles_all or self.every is not None:
+            return chunk
+        per_worker = chunk_count(start, stop, chunk) // (WINDOW * self.workers)
+        return chunk * max(1, min(COMPILED_JOB_CHUNKS, per_worker))
 
     def _receive(self, template: _Template, pending: dict[int, BatchResult | str]) -> None:
         try:
