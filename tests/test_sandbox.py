@@ -9,6 +9,7 @@ real and the test able to fail.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -200,6 +201,7 @@ def test_class_state_lives_for_a_chunk_in_a_seat_as_in_a_chunk_process(tmp_path:
 # ------------------------------------------------------------------------ limits and deadlines
 ABUSERS = """
 import itertools
+import json
 import os
 import signal
 
@@ -510,3 +512,31 @@ def test_a_seat_killed_by_a_signal_python_has_no_name_for_is_described_not_a_cra
     assert signal_name(9) == "SIGKILL"
     assert signal_name(40) == "signal 40"  # a real-time signal: signal.Signals(40) raises
     assert _how(40) == "killed by signal 40"  # the wait status of a process killed by it
+
+
+def test_a_duel_keeps_its_seat_limits(tmp_path: Path) -> None:
+    # The duel's own spec once dropped --seat-memory and played on the default 2048 MiB.
+    bot = tmp_path / "hoarder.py"
+    bot.write_text(
+        "from arena.players.builtin.greedy import GreedyPlayer\n\n\n"
+        "class Hoarder(GreedyPlayer):\n"
+        "    name = 'hoarder'\n\n"
+        "    def decide(self, view):\n"
+        "        self.kept = bytearray(300 * 1024 * 1024)\n"
+        "        return super().decide(view)\n"
+    )
+    out = tmp_path / "duel"
+    args = ["duel", str(bot), "greedy", "--isolate", "--seat-memory", "200", "--games", "2"]
+    args += ["--move-timeout", "20", "--out", str(out), "--compiled", "off"]
+    result = subprocess.run(
+        [*ARENA, *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    games = pd.read_csv(out / "games.csv")
+    hoarder = games[games.player == "hoarder"]
+    assert list(hoarder.status) == ["error", "error"], games.to_string()
+    assert hoarder.reason.str.contains("MemoryError").all()
+    assert json.loads((out / "spec.json").read_text())["seat_limits"]["memory_mb"] == 200

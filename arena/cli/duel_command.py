@@ -243,6 +243,7 @@ def duel_command(
                 batch_size=batch_size,
                 on_batch=FaultWatch(fail_fast, collector),
                 compiled=use_compiled,
+                seat_limits=spec.seat_limits,
             )
     except FaultStop as fault:
         fail_at_fault(fault.detail, folder.path)

@@ -200,6 +200,7 @@ def run_duel(
     batch_size: int | None = None,
     on_batch: Callable[[BatchResult], None] | None = None,
     compiled: bool = False,
+    seat_limits: SeatLimits | None = None,
 ) -> DuelOutcome:
     """Play up to ``games`` games of A against B in pairs; stop early when ``sprt`` decides.
 
@@ -209,10 +210,18 @@ def run_duel(
     folder keeps every pair written.  ``folder`` is closed on return.  ``on_batch`` sees each
     batch's kept games as they are written (their faults, for example).  ``compiled``: play
     the games of players with a declarative policy in the compiled kernel (same games).
+    ``seat_limits``: the limits of isolated players' seat processes (the defaults if None).
     """
     limit = duel_limit(games, sprt)
     spec = duel_spec(
-        rules, a, b, games=max(2, limit), seed=seed, move_timeout=move_timeout, compiled=compiled
+        rules,
+        a,
+        b,
+        games=max(2, limit),
+        seed=seed,
+        move_timeout=move_timeout,
+        seat_limits=seat_limits,
+        compiled=compiled,
     )
     labels = (spec.labels[0], spec.labels[1])
     state = DuelTally(sprt)
