@@ -119,18 +119,19 @@ def _parsed(path: Path, chunk_rows: int, dtype: dict[str, str]) -> Iterator[pd.D
 
 def game_chunks(path: Path, chunk_rows: int = CHUNK_ROWS) -> Iterator[pd.DataFrame]:
     """games.csv in chunks that never split a game's rows.  A torn last line and a last game
-    with fewer rows than the first (an interrupted run) are left out."""
+    with fewer rows than the first game (an interrupted run) are left out; the first game is
+    counted whole, even when it spans chunks of fewer rows than it has."""
     carry: pd.DataFrame | None = None
     rows_per_game: int | None = None
     for chunk in _parsed(path, chunk_rows, GAME_COLUMNS):
-        if rows_per_game is None:
-            rows_per_game = int((chunk["game"] == chunk["game"].iloc[0]).sum())
         if carry is not None:
             chunk = pd.concat([carry, chunk], ignore_index=True)
         last = chunk["game"].iloc[-1]
         carry = chunk[chunk["game"] == last]
         done = chunk[chunk["game"] != last]
         if len(done):
+            if rows_per_game is None:  # the first game is complete once another has begun
+                rows_per_game = int((done["game"] == done["game"].iloc[0]).sum())
             yield done
     if carry is not None and len(carry) and len(carry) >= (rows_per_game or 0):
         yield carry
@@ -266,13 +267,13 @@ def game_blocks(path: Path, names: Names, block_rows: int = BLOCK_ROWS) -> Itera
     carry: GameBlock | None = None
     rows_per_game: int | None = None
     for chunk in _parsed(path, block_rows, BLOCK_COLUMNS):
-        if rows_per_game is None:
-            rows_per_game = int((chunk["game"] == chunk["game"].iloc[0]).sum())
         block = names.block(chunk)
         if carry is not None:
             block = block.after(carry)
         done, carry = block.split_last_game()
         if len(done):
+            if rows_per_game is None:  # the first game is complete once another has begun
+                rows_per_game = int((done.game == done.game[0]).sum())
             yield done
     if carry is not None and len(carry) and len(carry) >= (rows_per_game or 0):
         yield carry
