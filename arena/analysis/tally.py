@@ -140,14 +140,14 @@ class RunTally:
         """Pairwise results and finishing orders of games with the same number of seats."""
         k = player.shape[1]
         if k > 1:
-            a, b = (
-                np.array(s) for s in zip(*[(i, j) for i in range(k) for j in range(k) if i != j], strict=True)
-            )
+            # Each pair of seats once; the other direction follows: n games, 2n - h halves.
+            a, b = np.array([(i, j) for i in range(k) for j in range(i + 1, k)]).T
             me, other = player[:, a].ravel(), player[:, b].ravel()
             halves = (2 * (rank[:, a] < rank[:, b]) + (rank[:, a] == rank[:, b])).ravel()
             apart = me != other  # (a player seated twice is not its own opponent)
             table = np.repeat(ruleset, len(a))
-            _add(self.pairs, group_sums([table[apart], me[apart], other[apart]], [halves[apart]]))
+            for (r, x, y), (n, h) in group_sums([table[apart], me[apart], other[apart]], [halves[apart]]):
+                _add(self.pairs, iter((((r, x, y), [n, h]), ((r, y, x), [n, 2 * n - h]))))
         # A finishing order is the seats sorted by (rank, player): one cell per seat.
         width = int(player.max()) + 1
         cells = np.sort(rank * width + player, axis=1)
