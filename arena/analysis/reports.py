@@ -1,9 +1,10 @@
 """Build summary.csv, pairwise.csv, gauntlet.csv and errors.csv from games.csv with pandas.
 
-games.csv is read in chunks cut at game boundaries and every statistic is a sum per group, so
-memory stays flat however many games the run holds.  Every number is a function of the set of
-games, not of their order in the file: sums are exact (integers, or win shares in millionths)
-and the ratings are fitted to counts of finishing orders (see ratings.py).
+games.csv is read in blocks cut at game boundaries (games_csv.py) and every statistic is a sum
+per group, taken with numpy a block at a time (tally.py), so memory stays flat however many
+games the run holds; pandas builds the final tables, one row per group.  Every number is a
+function of the set of games, not of their order in the file: sums are exact (integers, or win
+shares in millionths) and the ratings are fitted to counts of finishing orders (see ratings.py).
 
 summary.csv, one row per ruleset and player, best Elo first:
   ruleset, player; games, wins (a shared win counts its share), win_rate with its 95% Wilson
