@@ -22,8 +22,9 @@ CHUNK_ROWS = 10_000
 #: Rows per block for the reports: the per-block cost is a few dozen numpy calls, so larger
 #: blocks are faster; the peak memory grows with the block, never with the run.  On 200,000
 #: two-player games, blocks of 25,000 / 50,000 / 100,000 rows cost 1.19 / 1.12 / 1.04 us per game
-#: and 15 / 28 / 44 MiB more at the peak (10,000-row pandas chunks took 12 MiB, at 7 us a game).
-BLOCK_ROWS = 50_000
+#: and 15 / 28 / 44 MiB more at the peak (10,000-row pandas chunks took 12 MiB, at 7 us a game);
+#: benchmarks/memory.py's 100,000-game tournament peaks at 91 MiB with 25,000, 103 with 50,000.
+BLOCK_ROWS = 25_000
 GAME_COLUMNS = {
     "ruleset": "string",
     "game": "int64",
