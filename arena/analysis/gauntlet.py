@@ -22,10 +22,13 @@ against first:
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
+from arena.analysis.games_csv import GameBlock, Names
 from arena.analysis.pairs import PairTally
 from arena.analysis.stats import elo_from_score, likelihood_of_superiority, wilson_interval
+from arena.analysis.tally import game_starts, group_sums
 
 GAUNTLET_COLUMNS = [
     "ruleset",
@@ -50,42 +53,76 @@ class GauntletPairs:
 
     A pair is the two games of one deal of one pairing (each deal is played in both seat orders;
     duplicate play).  Its games are matched by (ruleset, opponent, deal), not by their position in
-    the file, so a pair split across chunks, or games in any order, pair up the same.  A game
-    waits in ``pending`` until its partner arrives (in a file in game order, at most one does).  Win
+    the file, so a pair split across blocks, or games in any order, pair up the same: within a
+    key, games pair up in file order, first with second, third with fourth.  A game waits in
+    ``pending`` until its partner arrives (in a file in game order, at most one does).  Win
     shares of two-seat games are 0, 1/2 or 1, kept as integer halves, so every sum is exact.
+    Rulesets and players are ids of the run's :class:`~arena.analysis.games_csv.Names`.
     """
 
-    def __init__(self, tested: str) -> None:
+    def __init__(self, tested: str, names: Names) -> None:
         self.tested = tested
-        self.pending: dict[tuple[str, str, int], int] = {}
+        self.names = names
+        self.pending: dict[tuple[int, int, int], int] = {}  # (ruleset, opponent, deal) -> halves won
         # (ruleset, opponent) -> [games, halves won, pairs scoring 0, 1/4, 1/2, 3/4, 1]
-        self.totals: dict[tuple[str, str], list[int]] = {}
+        self.totals: dict[tuple[int, int], list[int]] = {}
 
-    def add(self, chunk: pd.DataFrame) -> None:
-        seats = chunk.groupby("game", sort=False)["game"].transform("size")
-        two = chunk[seats == 2]
-        mine = two[two["player"] == self.tested]
-        other = two[two["player"] != self.tested][["game", "player"]]
-        games = mine.merge(other, on="game", suffixes=("", "_opponent"))  # a game with itself drops out
-        halves = (games["win"] * 2).round().astype("int64")
-        for ruleset, opponent, deal, won in zip(
-            games["ruleset"], games["player_opponent"], games["deal"], halves, strict=True
+    def add(self, block: GameBlock) -> None:
+        me = self.names.player_id(self.tested)
+        if me is None:
+            return
+        starts, sizes = game_starts(block)
+        rows = starts[sizes == 2][:, None] + np.arange(2)
+        mine = block.player[rows] == me
+        rows, mine = rows[mine[:, 0] != mine[:, 1]], mine[mine[:, 0] != mine[:, 1]]  # not with itself
+        if not len(rows):
+            return
+        seat = np.where(mine[:, 0], 0, 1)
+        mine_row, their_row = rows[np.arange(len(rows)), seat], rows[np.arange(len(rows)), 1 - seat]
+        ruleset, opponent = block.ruleset[mine_row], block.player[their_row]
+        won = np.rint(block.win[mine_row] * 2).astype(np.int64)
+        for (r, o), (games, halves) in group_sums([ruleset, opponent], [won]):
+            total = self.totals.setdefault((r, o), [0] * 7)
+            total[0] += games
+            total[1] += halves
+        # Games still waiting first, then this block's, each key's games in file order.
+        waiting = np.array([(*key, won) for key, won in self.pending.items()], dtype=np.int64).reshape(-1, 4)
+        ruleset = np.r_[waiting[:, 0], ruleset]
+        opponent = np.r_[waiting[:, 1], opponent]
+        deal = np.r_[waiting[:, 2], block.deal[mine_row]]
+        won = np.r_[waiting[:, 3], won]
+        order = np.lexsort((deal, opponent, ruleset))  # stable: file order within a key
+        ruleset, opponent, deal, won = ruleset[order], opponent[order], deal[order], won[order]
+        n = len(order)
+        new = np.r_[
+            True, (ruleset[1:] != ruleset[:-1]) | (opponent[1:] != opponent[:-1]) | (deal[1:] != deal[:-1])
+        ]
+        position = np.arange(n) - np.maximum.accumulate(np.where(new, np.arange(n), 0))
+        even = position % 2 == 0
+        paired = even & np.r_[~new[1:], False]  # the next game has the same key: a pair
+        first = np.flatnonzero(paired)
+        for (r, o, quarters), (count,) in group_sums(
+            [ruleset[first], opponent[first], won[first] + won[first + 1]], []
         ):
-            total = self.totals.setdefault((ruleset, opponent), [0] * 7)
-            total[0] += 1
-            total[1] += won
-            key = (ruleset, opponent, int(deal))
-            first = self.pending.pop(key, None)
-            if first is None:
-                self.pending[key] = won
-            else:
-                total[2 + first + won] += 1  # quarters of a pair score: 0 to 4
+            self.totals[(r, o)][2 + quarters] += count  # quarters of a pair score: 0 to 4
+        alone = np.flatnonzero(even & ~paired)
+        self.pending = {
+            (r, o, d): w
+            for r, o, d, w in zip(
+                ruleset[alone].tolist(),
+                opponent[alone].tolist(),
+                deal[alone].tolist(),
+                won[alone].tolist(),
+                strict=True,
+            )
+        }
 
     def frame(self, order: list[str]) -> pd.DataFrame:
         """One row per ruleset and opponent (GAUNTLET_COLUMNS), rulesets in ``order``, the
         opponent the tested player scored least against first."""
         rows = []
-        for (ruleset, opponent), (games, won, *pentanomial) in self.totals.items():
+        for (ruleset_id, opponent_id), (games, won, *pentanomial) in self.totals.items():
+            ruleset, opponent = self.names.rulesets[ruleset_id], self.names.players[opponent_id]
             score = won / (2 * games)
             tally = PairTally(list(pentanomial))
             n = tally.pairs

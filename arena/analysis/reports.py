@@ -1,9 +1,10 @@
 """Build summary.csv, pairwise.csv, gauntlet.csv and errors.csv from games.csv with pandas.
 
-games.csv is read in chunks cut at game boundaries and every statistic is a sum per group, so
-memory stays flat however many games the run holds.  Every number is a function of the set of
-games, not of their order in the file: sums are exact (integers, or win shares in millionths)
-and the ratings are fitted to counts of finishing orders (see ratings.py).
+games.csv is read in blocks cut at game boundaries (games_csv.py) and every statistic is a sum
+per group, taken with numpy a block at a time (tally.py), so memory stays flat however many
+games the run holds; pandas builds the final tables, one row per group.  Every number is a
+function of the set of games, not of their order in the file: sums are exact (integers, or win
+shares in millionths) and the ratings are fitted to counts of finishing orders (see ratings.py).
 
 summary.csv, one row per ruleset and player, best Elo first:
   ruleset, player; games, wins (a shared win counts its share), win_rate with its 95% Wilson
@@ -19,34 +20,36 @@ gauntlet.csv (gauntlet runs): the tested player against each opponent; see gaunt
 
 from __future__ import annotations
 
-import io
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
+from arena.analysis.games_csv import (
+    BLOCK_ROWS,
+    CHUNK_ROWS,
+    ERROR_COLUMNS,
+    GAME_COLUMNS,
+    Names,
+    ReportError,
+    game_blocks,
+    game_chunks,
+)
 from arena.analysis.gauntlet import GAUNTLET_COLUMNS, GauntletPairs
 from arena.analysis.ratings import Order, finishing_order, plackett_luce_elo
 from arena.analysis.stats import wilson_interval
+from arena.analysis.tally import WIN_UNITS, RunTally
 
-CHUNK_ROWS = 10_000
-GAME_COLUMNS = {
-    "ruleset": "string",
-    "game": "int64",
-    "deal": "int64",
-    "seed": "uint64",
-    "seat": "int64",
-    "player": "string",
-    "score": "int64",
-    "rank": "int64",
-    "win": "float64",
-    "turns": "int64",
-    "farkles": "int64",
-    "status": "string",
-    "reason": "string",
-}
+__all__ = [  # the reading side lives in games_csv.py; these names stay importable from here
+    "CHUNK_ROWS",
+    "GAME_COLUMNS",
+    "ReportError",
+    "RunStats",
+    "build_reports",
+    "game_chunks",
+    "write_reports",
+]
+
 SUMMARY_COLUMNS = [
     "ruleset",
     "player",
@@ -65,91 +68,6 @@ SUMMARY_COLUMNS = [
     "elo_high",
 ]
 PAIRWISE_COLUMNS = ["ruleset", "player", "opponent", "games", "wins", "win_rate", "ci_low", "ci_high"]
-ERROR_COLUMNS = ["ruleset", "game", "player", "status", "reason"]
-#: games.csv writes a win share with at most six decimals (rows.win_text): summed in millionths,
-#: as integers, the totals are exact whatever order the games come in.
-WIN_UNITS = 1_000_000
-
-
-class ReportError(Exception):
-    """games.csv can't be read as a run's results; the message is one line."""
-
-
-class _Prefix(io.RawIOBase):
-    """The first ``limit`` bytes of a file, read-only: an interrupted run is read as far as its
-    last complete line without changing the file."""
-
-    def __init__(self, path: Path, limit: int) -> None:
-        self._file = open(path, "rb")  # noqa: SIM115 - closed by close()
-        self._left = limit
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        if self._left <= 0:
-            return 0
-        view = memoryview(buffer)[: self._left]
-        n = self._file.readinto(view)
-        self._left -= n
-        return n
-
-    def close(self) -> None:
-        self._file.close()
-        super().close()
-
-
-def _complete_length(path: Path) -> int:
-    """Bytes up to and including the last newline (a torn last line is left out)."""
-    with open(path, "rb") as f:
-        f.seek(0, io.SEEK_END)
-        end = f.tell()
-        step = 4096
-        while end > 0:
-            start = max(0, end - step)
-            f.seek(start)
-            block = f.read(end - start)
-            newline = block.rfind(b"\n")
-            if newline >= 0:
-                return start + newline + 1
-            end = start
-    return 0
-
-
-def game_chunks(path: Path, chunk_rows: int = CHUNK_ROWS) -> Iterator[pd.DataFrame]:
-    """games.csv in chunks that never split a game's rows.  A torn last line and a last game
-    with fewer rows than the first (an interrupted run) are left out."""
-    carry: pd.DataFrame | None = None
-    rows_per_game: int | None = None
-    try:
-        source = io.BufferedReader(_Prefix(path, _complete_length(path)))
-    except OSError as exc:
-        raise ReportError(f"cannot read {path}: {exc.strerror or exc}") from None
-    try:
-        reader = pd.read_csv(
-            source, dtype=GAME_COLUMNS, chunksize=chunk_rows, keep_default_na=False, na_values={"reason": []}
-        )
-        for chunk in reader:
-            missing = [c for c in GAME_COLUMNS if c not in chunk.columns]
-            if missing:
-                raise ReportError(f"{path} is not a games.csv arena wrote (no column {', '.join(missing)})")
-            if not len(chunk):
-                continue  # a run stopped before its first batch: a header and nothing more
-            if rows_per_game is None:
-                rows_per_game = int((chunk["game"] == chunk["game"].iloc[0]).sum())
-            if carry is not None:
-                chunk = pd.concat([carry, chunk], ignore_index=True)
-            last = chunk["game"].iloc[-1]
-            carry = chunk[chunk["game"] == last]
-            done = chunk[chunk["game"] != last]
-            if len(done):
-                yield done
-    except (ValueError, KeyError, TypeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
-        raise ReportError(f"{path} is not a games.csv arena wrote: {' '.join(str(exc).split())}") from None
-    finally:
-        source.close()
-    if carry is not None and len(carry) and len(carry) >= (rows_per_game or 0):
-        yield carry
 
 
 @dataclass(frozen=True)
@@ -170,83 +88,72 @@ def build_reports(
     *,
     tested: str | None = None,
     errors_path: Path | None = None,
-    chunk_rows: int = CHUNK_ROWS,
+    chunk_rows: int = BLOCK_ROWS,
 ) -> RunStats:
     """The statistics of the games in ``path``.  ``tested``: the tested player of a gauntlet,
     reported against each opponent from game pairs.  ``errors_path``: write the fault rows there
     as they are found."""
-    sums, pairs, seats, lengths = Totals(), Totals(), Totals(), Totals()  # running sums: flat memory
-    orders: dict[tuple[str, Order], int] = {}  # finishing orders and their counts: the ratings' data
-    gauntlet = GauntletPairs(tested) if tested is not None else None
-    order = list(ruleset_order or [])
+    names = Names()
+    tally = RunTally()
+    gauntlet = GauntletPairs(tested, names) if tested is not None else None
     error_count = 0
     if errors_path is not None:
         pd.DataFrame(columns=ERROR_COLUMNS).to_csv(errors_path, index=False, lineterminator="\n")
-    for chunk in game_chunks(path, chunk_rows):
-        chunk = chunk.assign(
-            error=(chunk["status"] != "ok").astype("int64"),
-            win_units=(chunk["win"] * WIN_UNITS).round().astype("int64"),
-        )
-        order += [r for r in chunk["ruleset"].unique() if r not in order]
-        per_player = chunk.groupby(["ruleset", "player"], sort=False).agg(
-            games=("game", "size"),
-            win_units=("win_units", "sum"),
-            score=("score", "sum"),
-            turns=("turns", "sum"),
-            farkles=("farkles", "sum"),
-            errors=("error", "sum"),
-        )
-        sums.add(per_player)
-        pairs.add(_pair_sums(chunk))
-        seats.add(
-            chunk.assign(table=chunk.groupby("game")["seat"].transform("size"))
-            .groupby(["ruleset", "table", "seat"])
-            .agg(games=("game", "size"), win_units=("win_units", "sum")),
-        )
-        per_game = (
-            chunk.groupby(["ruleset", "game"], sort=False)["turns"].max().rename("rounds").reset_index()
-        )
-        lengths.add(per_game.groupby(["ruleset", "rounds"]).size().to_frame("games"))
-        for key, count in _order_counts(chunk).items():
-            orders[key] = orders.get(key, 0) + count
+    for block in game_blocks(path, names, chunk_rows):
+        tally.add(block)
         if gauntlet is not None:
-            gauntlet.add(chunk)
-        bad = chunk[chunk["error"] == 1]
-        error_count += len(bad)
-        if len(bad) and errors_path is not None:  # streamed: memory doesn't grow with the faults
-            bad[ERROR_COLUMNS].to_csv(errors_path, mode="a", header=False, index=False, lineterminator="\n")
-    summary = _summary(sums.frame(), order, _ratings(orders))
+            gauntlet.add(block)
+        error_count += len(block.faults)
+        if len(block.faults) and errors_path is not None:  # streamed: memory doesn't grow with faults
+            block.faults.to_csv(errors_path, mode="a", header=False, index=False, lineterminator="\n")
+    order = list(ruleset_order or [])
+    order += [r for r in names.rulesets if r not in order]
+    rulesets, players = names.rulesets, names.players
+    sums = _frame(
+        {(rulesets[r], players[p]): v for (r, p), v in tally.players.items()},
+        ["ruleset", "player"],
+        ["games", "win_units", "score", "turns", "farkles", "errors"],
+    )
+    pairs = _frame(
+        {
+            (rulesets[r], players[a], players[b]): [n, halves / 2]
+            for (r, a, b), (n, halves) in tally.pairs.items()
+        },
+        ["ruleset", "player", "player_other"],
+        ["games", "wins"],
+    )
+    seats = _frame(
+        {(rulesets[r], k, seat): v for (r, k, seat), v in tally.seats.items()},
+        ["ruleset", "table", "seat"],
+        ["games", "win_units"],
+    )
+    lengths = _frame(
+        {(rulesets[r], rounds): v for (r, rounds), v in tally.lengths.items()},
+        ["ruleset", "rounds"],
+        ["games"],
+    )
+    orders: dict[tuple[str, Order], int] = {}  # finishing orders and their counts: the ratings' data
+    for (r, cells), count in tally.orders.items():
+        key = (rulesets[r], finishing_order([players[p] for _, p in cells], [rank for rank, _ in cells]))
+        orders[key] = orders.get(key, 0) + count
+    summary = _summary(sums, order, _ratings(orders))
     return RunStats(
         summary,
-        _pairwise(pairs.frame(), order, summary),
+        _pairwise(pairs, order, summary),
         error_count,
-        _seat_table(seats.frame(), order),
-        _length_table(lengths.frame(), order),
+        _seat_table(seats, order),
+        _length_table(lengths, order),
         gauntlet.frame(order) if gauntlet is not None else pd.DataFrame(columns=GAUNTLET_COLUMNS),
     )
 
 
-def _order_counts(chunk: pd.DataFrame) -> dict[tuple[str, Order], int]:
-    """How often each finishing order occurs in the chunk, per ruleset.  Games of one table size
-    are laid side by side (one row a game, players in rank order, ties by name), so only the
-    distinct orders are handled one by one."""
-    rows = chunk.sort_values(["game", "rank", "player"])
-    size = rows.groupby("game", sort=False)["game"].transform("size").to_numpy()
-    counts: dict[tuple[str, Order], int] = {}
-    for k in sorted(set(size.tolist())):
-        table = rows[size == k]
-        n = len(table) // k
-        wide = pd.DataFrame({"ruleset": table["ruleset"].to_numpy()[::k]})
-        players = table["player"].to_numpy().reshape(n, k)
-        ranks = table["rank"].to_numpy().reshape(n, k)
-        for seat in range(k):
-            wide[f"p{seat}"] = players[:, seat]
-            wide[f"r{seat}"] = ranks[:, seat]
-        for key, count in wide.groupby(list(wide.columns), sort=False).size().items():
-            ruleset, *cells = key
-            order = finishing_order(cells[0::2], cells[1::2])
-            counts[(ruleset, order)] = counts.get((ruleset, order), 0) + int(count)
-    return counts
+def _frame(rows: dict[tuple, list], index: list[str], columns: list[str]) -> pd.DataFrame | None:
+    """Sums per group as a frame indexed by the group; None for no groups."""
+    if not rows:
+        return None
+    return pd.DataFrame(
+        list(rows.values()), index=pd.MultiIndex.from_tuples(list(rows), names=index), columns=columns
+    )
 
 
 def _ratings(orders: dict[tuple[str, Order], int]) -> dict[tuple[str, str], tuple[float, float, float]]:
@@ -282,48 +189,6 @@ def _length_table(lengths: pd.DataFrame | None, order: list[str]) -> pd.DataFram
     table["ruleset_order"] = table["ruleset"].map({r: i for i, r in enumerate(order)})
     return table.sort_values(["ruleset_order", "rounds"])[["ruleset", "rounds", "games"]].reset_index(
         drop=True
-    )
-
-
-class Totals:
-    """Sums per group across chunks, kept in a dict: memory is the number of groups (players,
-    pairs, seats), never the number of games.  (pandas' DataFrame.add re-aligns its index on
-    every call, and memory crept up chunk by chunk.)"""
-
-    def __init__(self) -> None:
-        self._rows: dict[tuple, list[float]] = {}
-        self._columns: list[str] = []
-        self._index_names: list[str] = []
-
-    def add(self, frame: pd.DataFrame) -> None:
-        if not self._columns:
-            self._columns = list(frame.columns)
-            self._index_names = list(frame.index.names)
-        for key, values in zip(frame.index, frame.to_numpy(dtype=float), strict=True):
-            row = self._rows.get(key)
-            if row is None:
-                self._rows[key] = list(values)
-            else:
-                for k, value in enumerate(values):
-                    row[k] += value
-
-    def frame(self) -> pd.DataFrame | None:
-        if not self._rows:
-            return None
-        index = pd.MultiIndex.from_tuples(list(self._rows), names=self._index_names)
-        return pd.DataFrame(list(self._rows.values()), index=index, columns=self._columns)
-
-
-def _pair_sums(chunk: pd.DataFrame) -> pd.DataFrame:
-    """Per (ruleset, player, opponent): games together and the share of them the player finished
-    ahead (1 ahead, 0.5 level, 0 behind)."""
-    seats = chunk[["ruleset", "game", "player", "rank"]]
-    both = seats.merge(seats, on=["ruleset", "game"], suffixes=("", "_other"))
-    both = both[both["player"] != both["player_other"]]
-    ahead = (both["rank"] < both["rank_other"]).astype("float64") + 0.5 * (both["rank"] == both["rank_other"])
-    both = both.assign(ahead=ahead)
-    return both.groupby(["ruleset", "player", "player_other"], sort=False).agg(
-        games=("game", "size"), wins=("ahead", "sum")
     )
 
 

@@ -1,37 +1,35 @@
-"""``arena report`` and ``arena compare``: read finished (or interrupted) runs."""
+"""``arena report`` and ``arena compare``: read finished (or interrupted) runs.
+
+pandas and the analysis modules built on it are imported inside the commands: they take about
+0.2 s to load, and every other command (and ``arena --help``) goes without them."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
-import pandas as pd
 
-from arena.analysis.compare import (
-    MIN_DEALS,
-    NEWCOMBE,
-    Codes,
-    Comparison,
-    changed_strategies,
-    compare_runs,
-    field_differences,
-    read_deals,
-    ruleset_differences,
-)
-from arena.analysis.ranking import results_text
-from arena.analysis.reports import ReportError, RunStats, build_reports
 from arena.cli.output import echo_json, fail
 from arena.cli.table import aligned_table, interval_cells
 from arena.tournament.run_info import partial_text, proportion_text, schedule_unit
 from arena.tournament.schedule import ScheduleShape
 from arena.tournament.spec import SCHEDULE_ORDER
 
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from arena.analysis.compare import Codes, Comparison
+    from arena.analysis.reports import RunStats
+
 RUN_DIR = click.Path(path_type=Path)
 
 
 def read_run(folder: Path) -> tuple[RunStats, dict]:
     """The statistics of a run folder and its run.json (empty if the run never finished)."""
+    from arena.analysis.reports import ReportError, build_reports
+
     games = folder / "games.csv"
     if not folder.is_dir():
         fail(f"{folder}: no such run folder")
@@ -160,6 +158,8 @@ def seats_text(seats: pd.DataFrame) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 def report_command(folder: Path, plot: bool, as_json: bool) -> None:
     """Ranking, pairwise table and first-seat advantage of a finished or interrupted run."""
+    from arena.analysis.ranking import results_text
+
     stats, info = read_run(folder)
     spec = read_json(folder / "spec.json")
     played, total = games_played(stats), games_total(spec, info)
@@ -207,6 +207,16 @@ def compare_command(folder_a: Path, folder_b: Path, force: bool, as_json: bool) 
     changing one.  Runs with the same seed, rules and players are compared deal by deal on the
     same dice; others game by game.  Runs whose players met different opponents, or whose
     rulesets of one name have other rules, are refused unless --force is given."""
+    import pandas as pd
+
+    from arena.analysis.compare import (
+        Codes,
+        changed_strategies,
+        compare_runs,
+        field_differences,
+        ruleset_differences,
+    )
+
     codes = Codes()
     deals_a, spec_a = read_compare_run(folder_a, codes)
     deals_b, spec_b = read_compare_run(folder_b, codes)
@@ -260,6 +270,9 @@ def compare_command(folder_a: Path, folder_b: Path, force: bool, as_json: bool) 
 
 def read_compare_run(folder: Path, codes: Codes) -> tuple[pd.DataFrame, dict]:
     """A run folder's deal sums (see :func:`read_deals`) and its spec.json ({} if missing)."""
+    from arena.analysis.compare import read_deals
+    from arena.analysis.reports import ReportError
+
     games = folder / "games.csv"
     if not folder.is_dir():
         fail(f"{folder}: no such run folder")
@@ -283,6 +296,8 @@ def read_compare_run(folder: Path, codes: Codes) -> tuple[pd.DataFrame, dict]:
 
 def run_players(deals: pd.DataFrame, spec: dict, codes: Codes) -> list[str]:
     """The run's player labels: spec.json's, in its order, else those that played."""
+    import pandas as pd
+
     if spec.get("players"):
         return [p["label"] for p in spec["players"]]
     return [codes.labels[c] for c in pd.unique(deals["player"])]
@@ -316,6 +331,8 @@ def changed_text(changed: list[dict]) -> str:
 def compare_text(result: Comparison) -> str:
     """One table per ruleset; B - A and the intervals are in percentage points.  Headers and
     values line up whatever the names and numbers (widths come from the content)."""
+    from arena.analysis.compare import MIN_DEALS, NEWCOMBE
+
     lines: list[str] = []
     fallback = False
     for pairing in result.pairings:

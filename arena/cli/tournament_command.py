@@ -10,12 +10,11 @@ import sys
 import time
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from click.core import ParameterSource
 
-from arena.analysis.ranking import results_text
-from arena.analysis.reports import ReportError, RunStats, write_reports
 from arena.cli.compiled_option import compiled_option, with_compiled
 from arena.cli.output import fail
 from arena.cli.rules_commands import resolve_rules
@@ -46,10 +45,21 @@ from arena.tournament.runner import BACKENDS, RunOutcome
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import DEFAULT_GAMES, DEFAULT_MOVE_TIMEOUT
 
+if TYPE_CHECKING:
+    from arena.analysis.reports import RunStats
+
 DEFAULT_PLAYERS = tuple(BUILTINS)
 DEFAULT_RULES = tuple(PRESETS)
 # Options that decide the games: given with --resume, they must match the saved run.
 GAME_OPTIONS = ("rules", "players", "games", "seed", "format", "seats", "move_timeout")
+
+
+def write_reports(folder: Path, ruleset_order: list[str], *, tested: str | None) -> RunStats:
+    """:func:`arena.analysis.reports.write_reports`, imported when a run ends: pandas takes about
+    0.2 s to load, only the reports need it, and the processes forked to play go without it."""
+    from arena.analysis.reports import write_reports as write
+
+    return write(folder, ruleset_order, tested=tested)
 
 
 def default_out() -> Path:
@@ -377,6 +387,8 @@ class _Run:
     def finish(self) -> None:
         """Reports, run.json and errors.log; the ranking and the fault warnings; the exit status.
         Ctrl-C or SIGTERM here stops as during play; a full disk is one line."""
+        from arena.analysis.ranking import results_text
+
         outcome = self.outcome
         assert outcome is not None
         try:
@@ -412,6 +424,8 @@ class _Run:
             raise SystemExit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
 
     def _write_reports(self, outcome: RunOutcome) -> RunStats:
+        from arena.analysis.reports import ReportError
+
         path = self.folder.path
         try:
             stats = write_reports(

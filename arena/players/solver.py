@@ -22,13 +22,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from arena.engine import Ruleset
 from arena.engine.dice import OUTCOME_KEYS, POW6
 from arena.engine.rules import POINT_STEP
 from arena.engine.scoring import score_table
+
+if TYPE_CHECKING:  # numpy is imported where a turn is solved: `arena --help` needn't load it
+    import numpy as np
 
 #: Every situation solved in this process, in order: (ruleset, minimum, cap).  A tournament's
 #: template process solves again those its chunk processes needed, so later chunks find them
@@ -55,6 +57,8 @@ class _RollOptions:
 
 @lru_cache(maxsize=32)
 def _roll_options(rules: Ruleset) -> _RollOptions:
+    import numpy as np
+
     table = score_table(rules)
     steps: list[int] = []
     columns: list[int] = []
@@ -138,6 +142,8 @@ class TurnSolution:
 
 def _sweep(rules: Ruleset, minimum: int, cap: int | None, top: int, known: np.ndarray | None) -> np.ndarray:
     """Fill V for rows 0..top-1 (descending), reusing ``known`` rows at and above ``top``."""
+    import numpy as np
+
     opts = _roll_options(rules)
     dice = rules.dice
     must_roll = rules.must_roll_after_hot_dice
@@ -166,6 +172,8 @@ def _sweep(rules: Ruleset, minimum: int, cap: int | None, top: int, known: np.nd
 def _fill_worth(
     worth: np.ndarray, value: np.ndarray, i: int, total: float, minimum: int, dice: int, must_roll: bool
 ) -> None:
+    import numpy as np
+
     row = value[i]
     if total >= minimum and total > 0:
         worth[i, 1:] = np.maximum(row[1:], total)

@@ -23,12 +23,14 @@ arena's host; the turn message is built by hand, since it is sent once per decis
 
 from __future__ import annotations
 
-from typing import Any
-
-import msgspec
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from arena.engine import Action, GameResult, Ruleset, TurnView
 from arena.engine.scoring import Keep, score_table
+
+if TYPE_CHECKING:
+    import msgspec
 
 PROTOCOL_VERSION = 1
 #: The longest line either side accepts (bytes).
@@ -44,18 +46,25 @@ def _short(value: Any) -> str:
     return text if len(text) <= 100 else text[:99] + "…"
 
 
-_encoder = msgspec.json.Encoder(enc_hook=_short)  # anything JSON has no word for: its repr
-_decode = msgspec.json.Decoder().decode
+@cache
+def _msgspec() -> tuple[msgspec.json.Encoder, msgspec.json.Decoder]:
+    """The JSON encoder and decoder, made on first use: the CLI imports this module for every
+    command, and only seat processes and their parents speak the protocol."""
+    import msgspec
+
+    return msgspec.json.Encoder(enc_hook=_short), msgspec.json.Decoder()  # enc_hook: repr of the rest
 
 
 def _line(message: dict[str, Any]) -> bytes:
-    return _encoder.encode(message) + b"\n"
+    return _msgspec()[0].encode(message) + b"\n"
 
 
 def decode(line: bytes) -> dict[str, Any]:
     """One message as a dict with a string ``type``; :class:`ProtocolError` otherwise."""
+    import msgspec
+
     try:
-        message = _decode(line)
+        message = _msgspec()[1].decode(line)
     except (msgspec.DecodeError, ValueError):
         text = line[:80].decode(errors="replace").strip()
         raise ProtocolError(f"not a JSON line: {text!r}") from None
