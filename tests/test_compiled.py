@@ -246,6 +246,7 @@ def test_a_policy_is_validated_in_one_line() -> None:
         {"bank": "table", "table": ((1,),) * 6},
         {"keep": "optimal"},
         {"table": ((True,),) * 6},
+        {"bank_at": 10**9 + 1},
         {"lead_margin": (1, 0), "behind_scale": (3, 2)},
         {"behind_scale": (3, 2, 1)},
         {"ahead_scale": (-1, 4)},

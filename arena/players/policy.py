@@ -69,8 +69,10 @@ BANK_RULES: tuple[str, ...] = ("threshold", "table", "random", "optimal")
 MAX_DICE_LEFT = 6
 #: A table's columns at most (totals up to 100,000 points in steps of 50).
 MAX_TABLE_COLUMNS = 2000
-#: The largest numerator or denominator of ``lead_margin``, ``behind_scale`` and ``ahead_scale``
-#: (keeps the kernel's 64-bit products far from overflow).
+#: The largest ``bank_at`` (far above any target the kernel plays; with the scales' bound it
+#: keeps the kernel's 64-bit products ``bank_at * numerator`` far from overflow).
+MAX_BANK_AT = 10**9
+#: The largest numerator or denominator of ``lead_margin``, ``behind_scale`` and ``ahead_scale``.
 MAX_FRACTION_PART = 10_000
 #: The largest ``die_worth``.
 MAX_DIE_WORTH = 100_000
@@ -161,8 +163,8 @@ class Policy:
         if isinstance(at, tuple) and len(at) != MAX_DICE_LEFT:
             raise ValueError(f"policy bank_at must be one number or six (dice left 1 to 6), got {len(at)}")
         for value in values:
-            if type(value) is not int or value < 0:
-                raise ValueError(f"policy bank_at must be whole numbers of zero or more, got {value!r}")
+            if type(value) is not int or not 0 <= value <= MAX_BANK_AT:
+                raise ValueError(f"policy bank_at must be whole numbers 0 to {MAX_BANK_AT:,}, got {value!r}")
         if type(self.min_dice) is not int or not 1 <= self.min_dice <= MAX_DICE_LEFT:
             raise ValueError(f"policy min_dice must be 1 to 6, got {self.min_dice!r}")
         if type(self.bank_on_target) is not bool:
