@@ -19,10 +19,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from arena.compiled import compilable_players, why_not_compiled
-from arena.engine import PRESETS, Ruleset
+from arena.engine import PRESETS, Action, Ruleset, TurnView
 from arena.engine.loading import load_ruleset
 from arena.players import load_player_spec
-from arena.players.policy import Policy, PolicyPlayer
+from arena.players.builtin.common import keeps_within_target
+from arena.players.builtin.tactician import Tactician
+from arena.players.policy import Policy, PolicyPlayer, RandomStream, decide_by_policy, leader_score, policy_of
 from arena.tournament.batch import BatchPlayer
 from arena.tournament.spec import TournamentSpec, player_from_class
 
@@ -31,7 +33,9 @@ from arena.compiled import CompiledGames
 
 ROOT = Path(__file__).resolve().parent.parent
 RULESET_FILES = sorted((ROOT / "rulesets").glob("*.toml"))
-BUILTINS = ["threshold", "threshold:bank_at=600,min_dice=2", "greedy", "random", "optimal"]
+BUILTINS = ["threshold", "threshold:bank_at=600,min_dice=2", "greedy", "random", "optimal", "tactician"]
+#: A strategy file without a policy (it plays in Python only).
+NO_POLICY = str(ROOT / "strategies" / "catch_up.py")
 
 #: Rules built to reach the rare branches: a low exact target with a rising bar (overshoots,
 #: strikes), playoffs, farkle penalties, hot dice that must be rolled, a round limit.
@@ -126,7 +130,8 @@ def test_a_chunked_run_equals_one_piece_and_game_lists() -> None:
     assert picked == ["".join(lines[2 * g : 2 * g + 2]) for g in (3, 17, 29)]
 
 
-_KEEPS = st.sampled_from(["most_points", "most_dice", "fewest_dice", "random"])
+_KEEPS = st.sampled_from(["most_points", "most_dice", "fewest_dice", "random", "weighted"])
+_FRACTIONS = st.tuples(st.integers(0, 8), st.integers(1, 8))
 
 
 @st.composite
@@ -143,9 +148,30 @@ def policies(draw: st.DrawFn) -> Policy:
         kw["table"] = tuple(draw(row) for _ in range(6))
     kw["min_dice"] = draw(st.integers(1, 6))
     kw["bank_on_target"] = draw(st.booleans())
+    kw.update(draw(score_aware(bank, keep)))
     if draw(st.integers(0, 5)) == 0:
         return Policy(keep="optimal", bank="optimal")
     return Policy(**kw)
+
+
+@st.composite
+def score_aware(draw: st.DrawFn, bank: str, keep: str) -> dict:
+    """Values for the score-aware fields (lead_margin, behind/ahead_scale, catch_up, roll_keep,
+    die_worth) that go with ``bank`` and ``keep``; often none of them."""
+    kw: dict = {}
+    if bank == "threshold" and draw(st.booleans()):
+        kw["lead_margin"] = draw(_FRACTIONS)
+        kw["behind_scale"] = draw(_FRACTIONS)
+        kw["ahead_scale"] = draw(_FRACTIONS)
+        if kw["behind_scale"] == kw["ahead_scale"] == (1, 1):
+            kw["behind_scale"] = (3, 2)
+    if bank != "random":
+        kw["catch_up"] = draw(st.booleans())
+    roll_keep = draw(st.one_of(st.none(), _KEEPS))
+    kw["roll_keep"] = roll_keep
+    if "weighted" in (keep, roll_keep):
+        kw["die_worth"] = draw(st.integers(0, 400))
+    return kw
 
 
 @st.composite
@@ -200,10 +226,10 @@ def test_the_declarative_example_plays_the_same_games() -> None:
 
 
 def test_players_without_a_policy_are_named() -> None:
-    spec = _spec((PRESETS["standard"],), ["greedy", "tactician"], games=2)
+    spec = _spec((PRESETS["standard"],), ["greedy", NO_POLICY], games=2)
     assert compilable_players(spec) == [True, False]
     reason = why_not_compiled(spec)
-    assert reason is not None and "'tactician'" in reason and "\n" not in reason
+    assert reason is not None and "'catch-up:" in reason and "\n" not in reason
     compiled = CompiledGames(spec)
     assert compiled.compilable([0, 1]).tolist() == [False, False]
     with pytest.raises(ValueError, match="without a declarative policy"):
@@ -220,6 +246,18 @@ def test_a_policy_is_validated_in_one_line() -> None:
         {"bank": "table", "table": ((1,),) * 6},
         {"keep": "optimal"},
         {"table": ((True,),) * 6},
+        {"bank_at": 10**9 + 1},
+        {"lead_margin": (1, 0), "behind_scale": (3, 2)},
+        {"behind_scale": (3, 2, 1)},
+        {"ahead_scale": (-1, 4)},
+        {"bank": "table", "table": ((True,),) * 6, "behind_scale": (3, 2)},
+        {"lead_margin": (1, 5)},
+        {"catch_up": 1},
+        {"bank": "random", "catch_up": True},
+        {"roll_keep": "optimal"},
+        {"keep": "optimal", "bank": "optimal", "roll_keep": "most_dice"},
+        {"keep": "weighted", "die_worth": -150},
+        {"die_worth": 150},
     ):
         with pytest.raises(ValueError) as caught:
             Policy(**bad)
@@ -269,3 +307,34 @@ def test_the_compiled_kernel_is_loaded_from_the_disk_cache() -> None:
     _run(code)  # the first run may compile and write the cache
     hits, misses = map(int, _run(code).split())
     assert hits == 1 and misses == 0
+
+
+def test_tactician_plays_its_policy_at_every_decision() -> None:
+    """Tactician's hand-written decide and the interpreter of its policy agree decision by
+    decision, and the games reach every step the policy adds (catch-up, gap scaling, the
+    keep to roll on)."""
+    policy = Tactician.policy
+    assert policy_of(Tactician()) == policy
+    reached = {"catch_up": 0, "behind": 0, "ahead": 0, "roll_keep": 0}
+    differ: list[tuple[TurnView, Action]] = []  # not an assert in decide: the match catches errors
+
+    class Checked(Tactician):
+        name = "checked"
+
+        def decide(self, view: TurnView) -> Action:
+            action = super().decide(view)
+            if decide_by_policy(policy, view, RandomStream(0)) != action:
+                differ.append((view, action))
+            leader = leader_score(view)
+            margin = view.rules.target // 5
+            reached["catch_up"] += view.final_round and view.score < leader
+            reached["behind"] += leader - view.score > margin
+            reached["ahead"] += view.score - leader > margin
+            reached["roll_keep"] += not action.bank and action.keep != keeps_within_target(view)[0].dice
+            return action
+
+    rules = tuple(PRESETS.values()) + RARE
+    spec = _spec(rules, [player_from_class(Checked), "greedy", "optimal"], format="free-for-all", games=20)
+    result = BatchPlayer(spec).play(0, len(CompiledGames(spec).schedule))
+    assert result.faults == 0 and differ == []
+    assert all(count > 0 for count in reached.values()), reached

@@ -24,6 +24,7 @@ pytest.importorskip("numba")
 
 ROOT = Path(__file__).resolve().parent.parent
 DECLARATIVE = str(ROOT / "strategies" / "declarative.py")
+NO_POLICY = str(ROOT / "strategies" / "catch_up.py")  # a strategy without a declarative policy
 REPORTS = ("games.csv", "summary.csv", "pairwise.csv", "errors.csv")
 
 
@@ -63,7 +64,7 @@ def test_compiled_and_python_runs_write_the_same_bytes_for_any_workers_and_batch
 
 
 def test_a_mixed_field_plays_the_rest_in_python_in_game_order(tmp_path: Path) -> None:
-    mixed = ("-p", "tactician", "-p", "greedy", "-p", "random", "--rules", "classic", "--games", "24")
+    mixed = ("-p", NO_POLICY, "-p", "greedy", "-p", "random", "--rules", "classic", "--games", "24")
     code, _, err = tournament(tmp_path / "off", *mixed, "--compiled", "off", "--workers", "1")
     assert code == 0, err
     code, _, err = tournament(
@@ -75,15 +76,15 @@ def test_a_mixed_field_plays_the_rest_in_python_in_game_order(tmp_path: Path) ->
 
 def test_compiled_on_refuses_a_player_without_a_policy_before_making_a_folder(tmp_path: Path) -> None:
     out = tmp_path / "run"
-    code, _, err = tournament(out, "-p", "tactician", "-p", "greedy", "--games", "4", "--compiled", "on")
+    code, _, err = tournament(out, "-p", NO_POLICY, "-p", "greedy", "--games", "4", "--compiled", "on")
     assert code == 2
     assert err.strip().splitlines() == [
-        "arena: error: --compiled on: player 'tactician' has no declarative policy "
+        "arena: error: --compiled on: player 'catch-up:base=300,share_of_gap=0.5' has no declarative policy "
         "(see docs/declarative.md); it plays in Python"
     ]
     assert not out.exists()
-    code, _, err = run("duel", "tactician", "greedy", "--compiled", "on", "--out", str(out))
-    assert code == 2 and "--compiled on: player 'tactician'" in err
+    code, _, err = run("duel", NO_POLICY, "greedy", "--compiled", "on", "--out", str(out))
+    assert code == 2 and "--compiled on: player 'catch-up:" in err
     assert not out.exists()
 
 

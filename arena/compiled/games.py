@@ -7,7 +7,7 @@ The tables the kernel reads (all numpy arrays, built once per :class:`CompiledGa
   the range of its legal keeps in flat arrays (points, dice left, hot, dice kept), in exactly
   ``score_table(rules).keeps`` order; ``outcome`` maps a base-6 draw of n dice to its roll;
 - policies: per player the keep and bank rule codes, ``bank_at`` by dice left, ``min_dice``,
-  ``bank_on_target`` and the bank table (flat);
+  ``bank_on_target``, the bank table (flat) and the score-aware fields (:data:`SCORE_COLUMNS`);
 - optimal: solved turn situations (``solve_turn``'s ``roll_value``, the same float64 values)
   as one flat array with sorted keys.  A situation the kernel meets unsolved stops it; it is
   solved here and the game is played again from its start (a game is a pure function of its
@@ -47,6 +47,18 @@ RULE_COLUMNS = (
     "bar_step",
     "strikes_to_zero",
 )
+#: The score-aware policy fields, one int column each (kernel.P_* in the same order).
+SCORE_COLUMNS = (
+    "roll_keep",
+    "die_worth",
+    "catch_up",
+    "lead_margin[0]",
+    "lead_margin[1]",
+    "behind_scale[0]",
+    "behind_scale[1]",
+    "ahead_scale[0]",
+    "ahead_scale[1]",
+)
 #: Every multiset of 1 to 6 dice, numbered densely; index 0 is unused (no dice).
 MULTISETS: list[int] = [0] + [key for n in range(1, 7) for key in all_multisets(n)]
 DENSE: dict[int, int] = {key: i for i, key in enumerate(MULTISETS)}
@@ -63,6 +75,19 @@ def _rule_row(rules: Ruleset) -> list[int]:
         rules.has_farkle_penalty(),
     ]
     return [int(v) for v in row]
+
+
+def _score_row(policy: Policy) -> list[int]:
+    """A policy's score-aware fields as one row of :data:`SCORE_COLUMNS`."""
+    roll_keep = -1 if policy.roll_keep is None else KEEP_RULES.index(policy.roll_keep)
+    return [
+        roll_keep,
+        policy.die_worth,
+        int(policy.catch_up),
+        *policy.lead_margin,
+        *policy.behind_scale,
+        *policy.ahead_scale,
+    ]
 
 
 def _outcome_table() -> tuple[np.ndarray, np.ndarray]:
@@ -107,7 +132,7 @@ class CompiledGames:
                 warm(rules)
                 self._add_warm(index, rules)
             self._publish()
-        self._random = any(p is not None and "random" in (p.keep, p.bank) for p in self.policies)
+        self._random = any(p is not None and "random" in (p.keep, p.bank, p.roll_keep) for p in self.policies)
         ruleset_fields = [csv_field(r.name) for r in spec.rulesets]
         player_fields = [csv_field(label) for label in spec.labels]
         self._r_text, self._r_off = _text_table(ruleset_fields)
@@ -155,6 +180,8 @@ class CompiledGames:
         self._pol_on_target = np.zeros(n, np.int64)
         self._pol_table_off = np.zeros(n, np.int64)
         self._pol_table_cols = np.ones(n, np.int64)
+        # No policy: no roll_keep (-1) and fractions of 0/1 and 1/1 (never a division by zero).
+        self._pol_score = np.tile(np.array([-1, 0, 0, 0, 1, 1, 1, 1, 1], np.int64), (n, 1))
         cells: list[int] = []
         for i, policy in enumerate(self.policies):
             if policy is None:
@@ -165,6 +192,7 @@ class CompiledGames:
                 self._pol_at[i, left] = policy.bank_at_for(left)
             self._pol_min[i] = policy.min_dice
             self._pol_on_target[i] = policy.bank_on_target
+            self._pol_score[i] = _score_row(policy)
             if policy.table:
                 self._pol_table_off[i] = len(cells)
                 self._pol_table_cols[i] = len(policy.table[0])
@@ -270,7 +298,7 @@ class CompiledGames:
                 seeds, rulesets, seats, strat, self._rules, self._keep_start, self._keep_count,
                 self._k_points, self._k_left, self._k_hot, self._k_ndice, self._outcome, self._outcome_off,
                 self._pol_keep, self._pol_bank, self._pol_at, self._pol_min, self._pol_on_target,
-                self._pol_table, self._pol_table_off, self._pol_table_cols,
+                self._pol_table, self._pol_table_off, self._pol_table_cols, self._pol_score,
                 self._sit_keys, self._sit_off, self._sit_rows, self._sit_vals,
                 self.spec.max_rounds, first, scores, ranks, win, nwin, turns, farkles,
             )  # fmt: skip

@@ -36,8 +36,12 @@ R_RISING, R_BAR_START, R_BAR_STEP, R_STRIKES, R_EVERYONE_ELSE, R_PLAYOFF, R_HAS_
     14,
 )
 # Policy rule codes (tables.KEEP_CODES / BANK_CODES).
-K_MOST_POINTS, K_MOST_DICE, K_FEWEST_DICE, K_RANDOM, K_OPTIMAL = 0, 1, 2, 3, 4
+K_MOST_POINTS, K_MOST_DICE, K_FEWEST_DICE, K_RANDOM, K_OPTIMAL, K_WEIGHTED = 0, 1, 2, 3, 4, 5
 B_THRESHOLD, B_TABLE, B_RANDOM, B_OPTIMAL = 0, 1, 2, 3
+# Columns of the score-aware policy array (games.SCORE_COLUMNS in the same order); roll_keep is
+# a keep code or -1 for none, each fraction a numerator and a denominator.
+P_ROLL_KEEP, P_DIE_WORTH, P_CATCH_UP = 0, 1, 2
+P_MARGIN_NUM, P_MARGIN_DEN, P_BEHIND_NUM, P_BEHIND_DEN, P_AHEAD_NUM, P_AHEAD_DEN = 3, 4, 5, 6, 7, 8
 MAX_PLAYOFF_ROUNDS = 20
 POINT_STEP = 50
 #: Solved situations: key = ruleset << 48 | minimum << 24 | (cap + 1), cap -1 for none.
@@ -120,6 +124,32 @@ def _value_of_roll(sit_vals, off, rows, cap, total, n):
 
 
 @njit(cache=True)
+def _pick(rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth):
+    """The keep a deterministic keep rule picks among keeps ks .. ks+kc-1 (policy.pick_keep);
+    with ``restrict``, only among those with ``base + points <= target`` (keeps_within_target).
+    Ties keep the earlier keep, as Python's max and min do."""
+    k = -1
+    for c in range(ks, ks + kc):
+        if restrict and base + k_points[c] > target:
+            continue
+        if k < 0:
+            k = c
+            if rule == K_MOST_POINTS:
+                break
+        elif rule == K_MOST_DICE:
+            if k_ndice[c] > k_ndice[k] or (k_ndice[c] == k_ndice[k] and k_points[c] > k_points[k]):
+                k = c
+        elif rule == K_WEIGHTED:
+            wc = k_points[c] + worth * k_left[c]
+            wk = k_points[k] + worth * k_left[k]
+            if wc > wk or (wc == wk and k_points[c] > k_points[k]):
+                k = c
+        elif k_ndice[c] < k_ndice[k]:
+            k = c
+    return k
+
+
+@njit(cache=True)
 def play_games(
     seeds,
     game_rulesets,
@@ -142,6 +172,7 @@ def play_games(
     pol_table,
     pol_table_off,
     pol_table_cols,
+    pol_score,
     sit_keys,
     sit_off,
     sit_rows,
@@ -314,52 +345,83 @@ def play_games(
                             k = c
                             bank = c_bank
                 else:
+                    # keeps_within_target: the keeps that don't pass an exact target, or all.
+                    base = score + turn_points
+                    restrict = False
+                    if exact and not playoff and base + k_points[ks] > target:
+                        for c in range(ks, ks + kc):
+                            if base + k_points[c] <= target:
+                                restrict = True
+                    worth = pol_score[p, P_DIE_WORTH]
                     if keep_rule == K_RANDOM:
                         draws[seat] += 1
                         k = ks + np.int64(_draw(strat_seeds[gi, seat], draws[seat]) % np.uint64(kc))
                     else:
-                        # keeps_within_target: the keeps that don't pass an exact target, or all.
-                        restrict = False
-                        if exact and not playoff and score + turn_points + k_points[ks] > target:
-                            for c in range(ks, ks + kc):
-                                if score + turn_points + k_points[c] <= target:
-                                    restrict = True
-                        k = -1
-                        for c in range(ks, ks + kc):
-                            if restrict and score + turn_points + k_points[c] > target:
-                                continue
-                            if k < 0:
-                                k = c
-                                if keep_rule == K_MOST_POINTS:
-                                    break
-                            elif keep_rule == K_MOST_DICE:
-                                if k_ndice[c] > k_ndice[k] or (
-                                    k_ndice[c] == k_ndice[k] and k_points[c] > k_points[k]
-                                ):
-                                    k = c
-                            elif k_ndice[c] < k_ndice[k]:
-                                k = c
+                        k = _pick(keep_rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth)
                     total = turn_points + k_points[k]
                     left = k_left[k]
                     allowed = not (k_hot[k] and must_roll) and total >= minimum
+                    over = exact and not playoff and score + total > target
                     bank_rule = pol_bank[p]
+                    leader = 0  # the top score among the other seats
+                    for s in range(n):
+                        if s != seat and scores[s] > leader:
+                            leader = scores[s]
+                    decided = False
                     if bank_rule == B_RANDOM:
+                        decided = True
                         if allowed:
                             draws[seat] += 1
                             bank = _draw(strat_seeds[gi, seat], draws[seat]) < _HALF
-                    else:
+                    if not decided and pol_on_target[p] != 0 and allowed and not over:
+                        reach = score + total
+                        hits = reach == target if exact else reach >= target
+                        if hits:
+                            decided = True
+                            bank = True
+                    catch_up = pol_score[p, P_CATCH_UP] != 0 and final_left >= 0 and score < leader
+                    if not decided and catch_up:
+                        # Catch-up: bank the most points among the keeps that get past the leader.
+                        decided = True
+                        best = -1
+                        for c in range(ks, ks + kc):
+                            t = turn_points + k_points[c]
+                            if restrict and score + t > target:
+                                continue
+                            if score + t <= leader or (k_hot[c] and must_roll) or t < minimum:
+                                continue
+                            if exact and not playoff and score + t > target:
+                                continue
+                            if best < 0 or k_points[c] > k_points[best]:
+                                best = c
+                        if best >= 0:
+                            k = best
+                            bank = True
+                    if not decided:
                         if bank_rule == B_THRESHOLD:
-                            wants = total >= pol_at[p, left]
+                            limit = pol_at[p, left]
+                            margin = target * pol_score[p, P_MARGIN_NUM] // pol_score[p, P_MARGIN_DEN]
+                            gap = leader - score
+                            if gap > margin:
+                                limit = limit * pol_score[p, P_BEHIND_NUM] // pol_score[p, P_BEHIND_DEN]
+                            elif -gap > margin:
+                                limit = limit * pol_score[p, P_AHEAD_NUM] // pol_score[p, P_AHEAD_DEN]
+                            wants = total >= limit
                         else:
                             col = min(total // POINT_STEP, pol_table_cols[p] - 1)
                             wants = pol_table[pol_table_off[p] + (left - 1) * pol_table_cols[p] + col] != 0
                         if not wants and left < pol_min[p]:
                             wants = True
-                        if not wants and pol_on_target[p] != 0:
-                            reach = score + total
-                            wants = reach == target if exact else reach >= target
-                        over = exact and not playoff and score + total > target
                         bank = wants and allowed and not over
+                    roll_keep = pol_score[p, P_ROLL_KEEP]
+                    if not bank and roll_keep >= 0:
+                        if roll_keep == K_RANDOM:
+                            draws[seat] += 1
+                            k = ks + np.int64(_draw(strat_seeds[gi, seat], draws[seat]) % np.uint64(kc))
+                        else:
+                            k = _pick(
+                                roll_keep, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth
+                            )
                 # apply the decision
                 total = turn_points + k_points[k]
                 if exact and not playoff and score + total > target:

@@ -5,7 +5,7 @@ parameters) describes its whole play in a few values.  :class:`PolicyPlayer` int
 description in Python; :mod:`arena.compiled` interprets the same description in a compiled
 kernel, so a tournament whose every seat has one can run many times faster with identical games.
 
-A decision is made in two steps, after each scoring roll:
+A decision is made after each scoring roll, in this order:
 
 1. **Which dice to keep** (``keep``), chosen among the legal keeps that do not pass an exact
    target (all keeps if every one does; see ``keeps_within_target``):
@@ -13,16 +13,28 @@ A decision is made in two steps, after each scoring roll:
    - ``"most_points"``: the keep worth most points (the first legal keep);
    - ``"most_dice"``: the keep with most dice, then most points (greedy);
    - ``"fewest_dice"``: the keep with fewest dice, then most points (one die at a time);
+   - ``"weighted"``: the keep with the most ``points + die_worth * dice left``, then most
+     points (a die left in the cup is worth ``die_worth`` points);
    - ``"random"``: a uniformly random legal keep (from all legal keeps), drawn from the
      player's :class:`RandomStream`;
    - ``"optimal"``: the keep of the turn solver (:mod:`arena.players.solver`); goes with
      ``bank="optimal"``.
 
-2. **Whether to bank** (``bank``) after that keep, with ``total`` the turn's points after it
-   and ``left`` the dice left in the cup (all of them after hot dice):
+   With ``total`` the turn's points after that keep and ``left`` the dice left in the cup (all
+   of them after hot dice), and ``leader`` the top score among the *other* seats (0 alone):
 
-   - ``"threshold"``: bank when ``total >= bank_at`` (one number, or six: one per ``left``
-     from 1 to 6);
+2. **On target** (``bank_on_target``, rules ``"threshold"`` and ``"table"``): bank if that
+   reaches the target.
+3. **Catch-up** (``catch_up``, rules ``"threshold"`` and ``"table"``): in the final round, when
+   the player's score is below ``leader``, bank the keep with most points among those whose
+   bank gets past ``leader``; if there is none, roll on.  The bank rule is not asked.
+4. **The bank rule** (``bank``):
+
+   - ``"threshold"``: bank when ``total >= limit``, with ``limit`` the ``bank_at`` value (one
+     number, or six: one per ``left`` from 1 to 6) scaled by the score gap: when ``leader -
+     score > margin`` it becomes ``limit * behind_scale[0] // behind_scale[1]``, when ``score -
+     leader > margin`` it becomes ``limit * ahead_scale[0] // ahead_scale[1]``, with ``margin =
+     target * lead_margin[0] // lead_margin[1]`` (integer arithmetic throughout);
    - ``"table"``: bank when ``table[left - 1][min(total // 50, columns - 1)]`` is true: a
      bank-or-roll table by situation, its last column standing for every larger total;
    - ``"random"``: bank with probability 1/2 whenever banking is allowed (the coin is drawn
@@ -30,10 +42,15 @@ A decision is made in two steps, after each scoring roll:
    - ``"optimal"``: bank when the solver's expected value of rolling on is no more than
      ``total``.
 
-   ``"threshold"`` and ``"table"`` also bank when fewer than ``min_dice`` dice are left, and
-   (with ``bank_on_target``) when banking reaches the target.  No rule banks where the rules
-   forbid it (below the entry threshold or bar, right after hot dice under
-   ``must_roll_after_hot_dice``) or where the keep passes an exact target.
+   ``"threshold"`` and ``"table"`` also bank when fewer than ``min_dice`` dice are left.
+
+5. **The keep to roll on** (``roll_keep``): when the policy rolls on, it keeps what
+   ``roll_keep`` picks (any rule but ``"optimal"``, a random one drawn after any coin) instead
+   of the keep of step 1; ``None`` (the default) rolls on with that keep.
+
+No rule banks where the rules forbid it (below the entry threshold or bar, right after hot dice
+under ``must_roll_after_hot_dice``) or where the keep passes an exact target.  The built-in
+``tactician`` is the example that uses steps 2 to 5 (see its ``policy``).
 """
 
 from __future__ import annotations
@@ -46,12 +63,19 @@ from arena.engine.rules import POINT_STEP
 from arena.players.builtin.common import hits_target, keeps_within_target
 from arena.players.protocol import GameInfo
 
-KEEP_RULES: tuple[str, ...] = ("most_points", "most_dice", "fewest_dice", "random", "optimal")
+KEEP_RULES: tuple[str, ...] = ("most_points", "most_dice", "fewest_dice", "random", "optimal", "weighted")
 BANK_RULES: tuple[str, ...] = ("threshold", "table", "random", "optimal")
 #: Dice a ruleset may have at most: ``bank_at`` and ``table`` give one entry per dice left.
 MAX_DICE_LEFT = 6
 #: A table's columns at most (totals up to 100,000 points in steps of 50).
 MAX_TABLE_COLUMNS = 2000
+#: The largest ``bank_at`` (far above any target the kernel plays; with the scales' bound it
+#: keeps the kernel's 64-bit products ``bank_at * numerator`` far from overflow).
+MAX_BANK_AT = 10**9
+#: The largest numerator or denominator of ``lead_margin``, ``behind_scale`` and ``ahead_scale``.
+MAX_FRACTION_PART = 10_000
+#: The largest ``die_worth``.
+MAX_DIE_WORTH = 100_000
 
 
 class RandomStream:
@@ -84,9 +108,29 @@ class RandomStream:
         return self.next() < 1 << 63
 
 
+def _check_fraction(name: str, value: object) -> None:
+    """Raise a one-line ValueError unless ``value`` is (numerator, denominator) in whole numbers."""
+    if (
+        not isinstance(value, tuple)
+        or len(value) != 2
+        or any(type(part) is not int for part in value)
+        or not 0 <= value[0] <= MAX_FRACTION_PART
+        or not 1 <= value[1] <= MAX_FRACTION_PART
+    ):
+        raise ValueError(
+            f"policy {name} must be (numerator, denominator), whole numbers 0 to {MAX_FRACTION_PART} "
+            f"and 1 to {MAX_FRACTION_PART}, got {value!r}"
+        )
+
+
 @dataclass(frozen=True)
 class Policy:
-    """How a strategy keeps and banks, as data (see the module docstring for the meaning)."""
+    """How a strategy keeps and banks, as data (see the module docstring for the meaning).
+
+    The defaults of the score-aware fields (``lead_margin``, ``behind_scale``, ``ahead_scale``,
+    ``catch_up``, ``roll_keep``, ``die_worth``) change nothing, so a policy that leaves them out
+    plays as it did before they existed.
+    """
 
     keep: str = "most_points"
     bank: str = "threshold"
@@ -94,6 +138,18 @@ class Policy:
     min_dice: int = 1
     bank_on_target: bool = True
     table: tuple[tuple[bool, ...], ...] = ()
+    #: The score gap (a fraction of the target) beyond which the player counts as behind or ahead.
+    lead_margin: tuple[int, int] = (0, 1)
+    #: What the threshold's limit is multiplied by when behind by more than the margin.
+    behind_scale: tuple[int, int] = (1, 1)
+    #: ... and when ahead by more than the margin.
+    ahead_scale: tuple[int, int] = (1, 1)
+    #: In the final round, when behind: bank only past the leader (most points), else roll on.
+    catch_up: bool = False
+    #: The keep rule to roll on with; None: the keep of ``keep``.
+    roll_keep: str | None = None
+    #: Points one die left in the cup is worth, for the ``"weighted"`` keep rule.
+    die_worth: int = 0
 
     def __post_init__(self) -> None:
         if self.keep not in KEEP_RULES:
@@ -107,8 +163,8 @@ class Policy:
         if isinstance(at, tuple) and len(at) != MAX_DICE_LEFT:
             raise ValueError(f"policy bank_at must be one number or six (dice left 1 to 6), got {len(at)}")
         for value in values:
-            if type(value) is not int or value < 0:
-                raise ValueError(f"policy bank_at must be whole numbers of zero or more, got {value!r}")
+            if type(value) is not int or not 0 <= value <= MAX_BANK_AT:
+                raise ValueError(f"policy bank_at must be whole numbers 0 to {MAX_BANK_AT:,}, got {value!r}")
         if type(self.min_dice) is not int or not 1 <= self.min_dice <= MAX_DICE_LEFT:
             raise ValueError(f"policy min_dice must be 1 to 6, got {self.min_dice!r}")
         if type(self.bank_on_target) is not bool:
@@ -126,16 +182,52 @@ class Policy:
                 raise ValueError("policy table cells must be True (bank) or False (roll on)")
         elif self.table:
             raise ValueError("policy table goes with bank='table'")
+        self._check_score_aware()
+
+    def _check_score_aware(self) -> None:
+        """Validate the fields added for score-aware play (each a one-line ValueError)."""
+        for name in ("lead_margin", "behind_scale", "ahead_scale"):
+            _check_fraction(name, getattr(self, name))
+        if self.bank != "threshold" and (self.behind_scale != (1, 1) or self.ahead_scale != (1, 1)):
+            raise ValueError("policy behind_scale and ahead_scale go with bank='threshold'")
+        if self.lead_margin != (0, 1) and self.behind_scale == (1, 1) and self.ahead_scale == (1, 1):
+            raise ValueError("policy lead_margin goes with behind_scale or ahead_scale")
+        if type(self.catch_up) is not bool:
+            raise ValueError(f"policy catch_up must be True or False, got {self.catch_up!r}")
+        if self.catch_up and self.bank not in ("threshold", "table"):
+            raise ValueError("policy catch_up goes with bank='threshold' or bank='table'")
+        roll_rules = tuple(r for r in KEEP_RULES if r != "optimal")
+        if self.roll_keep is not None and self.roll_keep not in roll_rules:
+            raise ValueError(
+                f"policy roll_keep must be None or one of {', '.join(roll_rules)}, got {self.roll_keep!r}"
+            )
+        if self.roll_keep is not None and self.bank == "optimal":
+            raise ValueError("policy roll_keep does not go with bank='optimal' (the solver keeps to roll on)")
+        if type(self.die_worth) is not int or not 0 <= self.die_worth <= MAX_DIE_WORTH:
+            raise ValueError(f"policy die_worth must be 0 to {MAX_DIE_WORTH} points, got {self.die_worth!r}")
+        if self.die_worth and "weighted" not in (self.keep, self.roll_keep):
+            raise ValueError("policy die_worth goes with keep='weighted' or roll_keep='weighted'")
 
     def bank_at_for(self, dice_left: int) -> int:
-        """The turn total at which the threshold rule banks with ``dice_left`` dice in the cup."""
+        """The turn total at which the threshold rule banks with ``dice_left`` dice in the cup
+        (before any scaling by the score gap; see :meth:`limit_for`)."""
         at = self.bank_at
         return at[dice_left - 1] if isinstance(at, tuple) else at
 
+    def limit_for(self, dice_left: int, gap: int, target: int) -> int:
+        """The threshold rule's limit with ``dice_left`` dice in the cup, ``gap`` points behind
+        the leader among the other seats (negative: ahead), under a ruleset's ``target``."""
+        limit = self.bank_at_for(dice_left)
+        margin = target * self.lead_margin[0] // self.lead_margin[1]
+        if gap > margin:
+            limit = limit * self.behind_scale[0] // self.behind_scale[1]
+        elif -gap > margin:
+            limit = limit * self.ahead_scale[0] // self.ahead_scale[1]
+        return limit
 
-def choose_keep(policy: Policy, view: TurnView, stream: RandomStream) -> Keep:
-    """The keep ``policy`` picks in ``view`` (not for ``"optimal"``)."""
-    rule = policy.keep
+
+def pick_keep(rule: str, policy: Policy, view: TurnView, stream: RandomStream) -> Keep:
+    """The keep that keep ``rule`` (any but ``"optimal"``) picks in ``view``."""
     if rule == "random":
         keeps = view.legal_keeps
         return keeps[stream.below(len(keeps))]
@@ -144,27 +236,68 @@ def choose_keep(policy: Policy, view: TurnView, stream: RandomStream) -> Keep:
         return keeps[0]
     if rule == "most_dice":
         return max(keeps, key=lambda k: (len(k.dice), k.points))
+    if rule == "weighted":
+        worth = policy.die_worth
+        return max(keeps, key=lambda k: (k.points + worth * k.dice_left, k.points))
     return min(keeps, key=lambda k: len(k.dice))  # fewest dice; the first has the most points
 
 
+def choose_keep(policy: Policy, view: TurnView, stream: RandomStream) -> Keep:
+    """The keep ``policy`` picks in ``view`` (not for ``"optimal"``)."""
+    return pick_keep(policy.keep, policy, view, stream)
+
+
+def leader_score(view: TurnView) -> int:
+    """The top score among the other seats (0 if there are none)."""
+    return max((s for seat, s in enumerate(view.scores) if seat != view.seat), default=0)
+
+
 def decide_by_policy(policy: Policy, view: TurnView, stream: RandomStream) -> Action:
-    """The action ``policy`` takes in ``view``; random choices come from ``stream``."""
+    """The action ``policy`` takes in ``view``; random choices come from ``stream``.
+
+    The steps in the order of the module docstring: keep, on target, catch-up, bank rule, the
+    keep to roll on."""
     if policy.keep == "optimal":
         from arena.players.builtin.optimal import optimal_action  # the solver needs numpy
 
         return optimal_action(view)
     keep = choose_keep(policy, view, stream)
+    bankable = view.bank_allowed(keep) and not view.overshoots(keep)
     if policy.bank == "random":
-        return Action(keep.dice, view.bank_allowed(keep) and stream.coin())
+        if view.bank_allowed(keep) and stream.coin():
+            return Action(keep.dice, True)  # an overshoot forfeits the turn whatever it says
+        return _roll_on(policy, view, stream, keep)
+    if policy.bank_on_target and bankable and hits_target(view, keep):
+        return Action(keep.dice, True)
+    leader = leader_score(view)
+    if policy.catch_up and view.final_round and view.score < leader:
+        past = [
+            k
+            for k in keeps_within_target(view)
+            if view.score + view.turn_points + k.points > leader
+            and view.bank_allowed(k)
+            and not view.overshoots(k)
+        ]
+        if past:
+            return Action(max(past, key=lambda k: k.points).dice, True)
+        return _roll_on(policy, view, stream, keep)
     total = view.turn_points + keep.points
     left = keep.dice_left
     if policy.bank == "threshold":
-        wants = total >= policy.bank_at_for(left)
+        wants = total >= policy.limit_for(left, leader - view.score, view.rules.target)
     else:
         row = policy.table[left - 1]
         wants = row[min(total // POINT_STEP, len(row) - 1)]
-    wants = wants or left < policy.min_dice or (policy.bank_on_target and hits_target(view, keep))
-    return Action(keep.dice, wants and view.bank_allowed(keep) and not view.overshoots(keep))
+    if (wants or left < policy.min_dice) and bankable:
+        return Action(keep.dice, True)
+    return _roll_on(policy, view, stream, keep)
+
+
+def _roll_on(policy: Policy, view: TurnView, stream: RandomStream, keep: Keep) -> Action:
+    """Roll on, keeping ``roll_keep``'s pick (or ``keep`` when there is no ``roll_keep``)."""
+    if policy.roll_keep is not None:
+        keep = pick_keep(policy.roll_keep, policy, view, stream)
+    return Action(keep.dice, False)
 
 
 class PolicyPlayer:

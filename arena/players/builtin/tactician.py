@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from arena.engine import Action, Keep, TurnView
 from arena.players.builtin.common import hits_target, keeps_within_target
+from arena.players.policy import Policy
 
 #: Turn totals at which to bank, by dice left in the cup (002: with one or two dice "sichern die
 #: meisten, sobald ein paar hundert Punkte im Zug liegen"; with three, roll on "nur bei kleinen
@@ -23,6 +24,21 @@ class Tactician:
     """
 
     name = "tactician"
+    #: The same play as data, for the compiled kernel (tests/test_compiled.py checks it equals
+    #: ``decide``): the bank limit by dice left, scaled by 3/2 behind and 3/4 ahead by more than
+    #: a fifth of the target; the final-round catch-up; rolling on with the keep that weighs
+    #: dice left in the cup.
+    policy = Policy(
+        keep="most_points",
+        bank="threshold",
+        bank_at=tuple(BANK_AT[left] for left in range(1, 7)),
+        lead_margin=(1, 5),
+        behind_scale=(3, 2),
+        ahead_scale=(3, 4),
+        catch_up=True,
+        roll_keep="weighted",
+        die_worth=DIE_IN_CUP,
+    )
 
     def decide(self, view: TurnView) -> Action:
         keeps = keeps_within_target(view)
