@@ -107,6 +107,18 @@ def _text_table(texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     return np.frombuffer(b"".join(data) or b"\0", np.uint8).copy(), offsets
 
 
+def _shares(win: np.ndarray, nwin: np.ndarray) -> list[tuple[float, ...]]:
+    """Each game's win shares as BatchPlayer gives them (1/k for each of k winners), as tuples.
+    A game has one of few patterns of winners: each pattern's tuple is built once and shared."""
+    seats = win.shape[1]
+    codes = win.astype(np.int64) @ (np.int64(1) << np.arange(seats, dtype=np.int64))
+    patterns: dict[int, tuple[float, ...]] = {}
+    for code, k in zip(*np.unique(np.stack([codes, nwin]), axis=1).tolist(), strict=True):
+        share = 1.0 / max(k, 1)
+        patterns[code] = tuple(share if code >> s & 1 else 0.0 for s in range(seats))
+    return [patterns[c] for c in codes.tolist()]
+
+
 class CompiledGames:
     """Games of ``spec`` played in the kernel.  Players without a policy may be in the spec;
     games that seat one can't be played here (see :meth:`compilable`)."""
@@ -275,8 +287,8 @@ class CompiledGames:
         has = np.array([p is not None for p in self.policies])
         return has[self.slots(games)[3]].all(axis=1)
 
-    def _play(self, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Rows as bytes, the end offset of each game's rows, and the win shares (games x seats)."""
+    def _play(self, games: np.ndarray) -> tuple[np.ndarray, np.ndarray, list[tuple[float, ...]]]:
+        """Rows as bytes, the end offset of each game's rows, and each game's win shares."""
         rulesets, deals, seeds, seats = self.slots(games)
         if not all(self.policies[p] is not None for p in np.unique(seats)):
             raise ValueError("some of these games seat a player without a declarative policy")
@@ -312,8 +324,7 @@ class CompiledGames:
             games, deals, seeds, rulesets, seats, scores, ranks, win, nwin, turns, farkles,
             self._r_text, self._r_off, self._p_text, self._p_off, self._w_text, self._w_off, buf, ends,
         )  # fmt: skip
-        shares = np.where(win, 1.0 / np.maximum(nwin, 1)[:, None], 0.0)
-        return buf[:size], ends, shares
+        return buf[:size], ends, _shares(win, nwin)
 
     def play(self, start: int, stop: int) -> BatchResult:
         """Games start..stop-1, as ``BatchPlayer(spec).play(start, stop)`` gives them."""
@@ -329,7 +340,7 @@ class CompiledGames:
         for lo in range(start, stop, every):
             hi = min(stop, lo + every)
             data, _ends, shares = self._play(np.arange(lo, hi, dtype=np.int64))
-            yield BatchResult(lo, hi, data.tobytes().decode(), 0, tuple(map(tuple, shares.tolist())))
+            yield BatchResult(lo, hi, data.tobytes().decode(), 0, tuple(shares))
 
     def load(self) -> None:
         """Load the compiled functions now (from numba's disk cache, or compile them): done once
@@ -354,7 +365,7 @@ class CompiledGames:
             raw = data.tobytes()
             starts = [0, *ends[:-1].tolist()]
             texts = (raw[a:b].decode() for a, b in zip(starts, ends.tolist(), strict=True))
-            out.extend(zip(texts, map(tuple, shares.tolist()), strict=True))
+            out.extend(zip(texts, shares, strict=True))
         return out
 
     def play_games(self, games: Sequence[int] | np.ndarray) -> list[str]:
