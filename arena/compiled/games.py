@@ -111,7 +111,7 @@ def _shares(win: np.ndarray, nwin: np.ndarray) -> list[tuple[float, ...]]:
     """Each game's win shares as BatchPlayer gives them (1/k for each of k winners), as tuples.
     A game has one of few patterns of winners: each pattern's tuple is built once and shared."""
     seats = win.shape[1]
-    codes = win.astype(np.int64) @ (np.int64(1) << np.arange(seats, dtype=np.int64))
+    codes = (win.astype(np.int64) << np.arange(seats, dtype=np.int64)).sum(axis=1)
     patterns: dict[int, tuple[float, ...]] = {}
     for code, k in zip(*np.unique(np.stack([codes, nwin]), axis=1).tolist(), strict=True):
         share = 1.0 / max(k, 1)
