@@ -8,10 +8,15 @@ of :class:`arena.tournament.batch.BatchPlayer`.  Install numba with ``pip instal
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import os
+import pickle
+import sys
+import threading
 from typing import TYPE_CHECKING, Any
 
-from arena.players.loading import PlayerSpec
+from arena.players.loading import LOAD_TIMEOUT, PlayerSpec, _kill_group, _read_reply, described
 from arena.players.policy import Policy, policy_of
 
 if TYPE_CHECKING:
@@ -36,12 +41,73 @@ def numba_available() -> bool:
 def player_policy(player: PlayerSpec) -> Policy | None:
     """The policy a player declares, or None (isolated players never compile: their code
     runs in a seat process of its own)."""
+    return read_policy(player)[0]
+
+
+def read_policy(player: PlayerSpec, timeout: float = LOAD_TIMEOUT) -> tuple[Policy | None, str]:
+    """The policy a player declares, or None and one line saying why not.
+
+    Reading it makes the player and runs its ``policy`` (maybe a property): strategy code.  A
+    strategy's own code (not a built-in) is read as :func:`arena.players.loading.check_player`
+    builds it, in a forked child killed after ``timeout`` seconds, so a constructor or property
+    that calls ``sys.exit`` or ``os._exit``, crashes or never returns can't end or hang arena:
+    the player then plays (and faults) in Python."""
     if player.isolated or player.cls is None:
-        return None
+        return None, "is isolated (its code runs in a seat process of its own)"
+    forkable = hasattr(os, "fork") and threading.current_thread() is threading.main_thread()
+    if player.source == "built-in" or not forkable:
+        return _read_here(player)
+    return _read_in_child(player, timeout)
+
+
+def _read_here(player: PlayerSpec) -> tuple[Policy | None, str]:
     try:
-        return policy_of(player.create())
+        policy = policy_of(player.create())
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # SystemExit too: a strategy may not end arena
+        return None, f"could not be made or its policy read here: {described(exc)}"
+    if policy is None:
+        return None, "has no declarative policy (see docs/declarative.md); it plays in Python"
+    return policy, ""
+
+
+def _read_in_child(player: PlayerSpec, timeout: float) -> tuple[Policy | None, str]:
+    """:func:`_read_here` in a forked child (its own process group, killed after ``timeout``)."""
+    for stream in (sys.stdout, sys.stderr):  # else the child would write our pending output again
+        with contextlib.suppress(Exception):
+            stream.flush()
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: read the policy, send it (hex, one line), leave without cleaning up
+        status = 0
+        try:
+            os.close(read_end)
+            with contextlib.suppress(OSError):
+                os.setpgid(0, 0)
+            reply = pickle.dumps(_read_here(player)).hex().encode() + b"\n"
+            while reply:
+                reply = reply[os.write(write_end, reply) :]
+        except BaseException:
+            status = 70
+        finally:
+            os._exit(status)
+    os.close(write_end)
+    with contextlib.suppress(OSError):
+        os.setpgid(pid, pid)
+    try:
+        reply, in_time = _read_reply(read_end, timeout)
+    finally:
+        os.close(read_end)
+        _kill_group(pid)
+        os.waitpid(pid, 0)
+    if not in_time:
+        return None, f"took longer than {timeout:g} s to be made and read its policy"
+    try:
+        policy, why = pickle.loads(bytes.fromhex(reply.decode().strip()))
     except Exception:
-        return None  # a player that can't be made here plays (and faults) in Python
+        return None, "ended its process while being made or reading its policy"
+    return (policy, why) if policy is None or isinstance(policy, Policy) else (None, why)
 
 
 def compilable_players(spec: TournamentSpec) -> list[bool]:
@@ -62,13 +128,9 @@ def why_not_compiled(spec: TournamentSpec) -> str | None:
     if not numba_available():
         return INSTALL_HINT
     for player in spec.players:
-        if player.isolated:
-            return f"player {player.label!r} is isolated (its code runs in a seat process of its own)"
-        if player_policy(player) is None:
-            return (
-                f"player {player.label!r} has no declarative policy (see docs/declarative.md); "
-                "it plays in Python"
-            )
+        policy, why = read_policy(player)
+        if policy is None:
+            return f"player {player.label!r} {why}"
     return ruleset_problem(spec)
 
 
@@ -85,6 +147,7 @@ __all__ = [
     "compilable_players",
     "numba_available",
     "player_policy",
+    "read_policy",
     "ruleset_problem",
     "why_not_compiled",
 ]

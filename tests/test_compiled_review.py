@@ -1,0 +1,75 @@
+"""Adversarial checks of the compiled path: strategy code read in the main process, runs that
+switch paths, and the edges where the kernel and the Python engine could part."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli.main import cli
+from arena.compiled import read_policy
+from arena.players import load_player_spec
+
+pytest.importorskip("numba")
+
+REPORTS = ("games.csv", "summary.csv", "pairwise.csv", "errors.csv")
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def tournament(out: Path, *args: str) -> tuple[int, str, str]:
+    return run("tournament", "--out", str(out), "--no-progress", *args)
+
+
+def same_files(a: Path, b: Path) -> None:
+    for name in REPORTS:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+def policy_file(tmp_path: Path, name: str, body: str) -> Path:
+    """A strategy file whose ``policy`` property runs ``body`` (its constructor is harmless)."""
+    path = tmp_path / f"{name}.py"
+    path.write_text(
+        "import os, sys, time\n"
+        "from arena.players.policy import Policy, PolicyPlayer\n"
+        "class Odd(PolicyPlayer):\n"
+        f"    name = {name!r}\n"
+        "    def __init__(self):\n"
+        "        pass\n"
+        "    @property\n"
+        "    def policy(self):\n"
+        f"        {body}\n"
+    )
+    return path
+
+
+@pytest.mark.parametrize("body", ["sys.exit(0)", "os._exit(0)"])
+def test_a_policy_that_ends_its_process_does_not_end_arena(tmp_path: Path, body: str) -> None:
+    """Reading a policy runs strategy code in the main process; a property that exits must
+    fault the player's games in Python (as with --compiled off), not end the run empty."""
+    strategy = policy_file(tmp_path, "quitter", body)
+    args = ("-p", str(strategy), "-p", "greedy", "--rules", "classic", "--games", "4", "--workers", "1")
+    code, _, err = tournament(tmp_path / "auto", *args)
+    assert code == 0, err
+    code, _, err = tournament(tmp_path / "off", *args, "--compiled", "off")
+    assert code == 0, err
+    same_files(tmp_path / "auto", tmp_path / "off")
+    assert len((tmp_path / "auto" / "errors.csv").read_text().splitlines()) == 1 + 4
+    code, _, err = tournament(tmp_path / "on", *args, "--compiled", "on")
+    assert code == 2 and len(err.strip().splitlines()) == 1
+    assert err.startswith("arena: error: --compiled on: player 'quitter' ")
+    assert not (tmp_path / "on").exists()
+
+
+def test_a_policy_that_never_returns_is_given_up_on(tmp_path: Path) -> None:
+    player = load_player_spec(str(policy_file(tmp_path, "sleeper", "time.sleep(30)")))
+    began = time.monotonic()
+    policy, why = read_policy(player, timeout=0.5)
+    assert policy is None and why == "took longer than 0.5 s to be made and read its policy"
+    assert time.monotonic() - began < 5
