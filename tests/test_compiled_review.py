@@ -3,7 +3,9 @@ switch paths, and the edges where the kernel and the Python engine could part.""
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -11,7 +13,11 @@ from click.testing import CliRunner
 
 from arena.cli.main import cli
 from arena.compiled import read_policy
+from arena.engine import PRESETS
 from arena.players import load_player_spec
+from arena.players.policy import Policy, PolicyPlayer, policy_of
+from arena.tournament.batch import BatchPlayer
+from arena.tournament.spec import TournamentSpec, player_from_class
 
 pytest.importorskip("numba")
 
@@ -73,3 +79,50 @@ def test_a_policy_that_never_returns_is_given_up_on(tmp_path: Path) -> None:
     policy, why = read_policy(player, timeout=0.5)
     assert policy is None and why == "took longer than 0.5 s to be made and read its policy"
     assert time.monotonic() - began < 5
+
+
+def test_a_policy_drawn_at_random_plays_in_python(tmp_path: Path) -> None:
+    """Python makes a new player per game, so a policy drawn in the constructor differs from game
+    to game; the kernel would play one draw for all.  Such a player must play in Python."""
+    strategy = tmp_path / "moody.py"
+    strategy.write_text(
+        "import itertools\n"
+        "from arena.players.policy import Policy, PolicyPlayer\n"
+        "DRAWS = itertools.cycle([200, 400, 800, 1600])\n"
+        "class Moody(PolicyPlayer):\n"
+        "    name = 'moody'\n"
+        "    def __init__(self):\n"
+        "        self.policy = Policy(bank_at=next(DRAWS))\n"
+        "        super().__init__()\n"
+    )
+    player = load_player_spec(str(strategy))
+    policy, why = read_policy(player)
+    assert policy is None and "changes from player to player" in why
+    args = ("-p", str(strategy), "-p", "greedy", "--rules", "classic", "--games", "12", "--workers", "1")
+    code, _, err = tournament(tmp_path / "auto", *args)
+    assert code == 0, err
+    code, _, err = tournament(tmp_path / "off", *args, "--compiled", "off")
+    assert code == 0, err
+    same_files(tmp_path / "auto", tmp_path / "off")
+
+
+@dataclass(frozen=True)
+class Doubled(Policy):
+    """A Policy subclass that reads its threshold otherwise: the kernel can't know."""
+
+    def limit_for(self, dice_left: int, gap: int, target: int) -> int:
+        return 2 * super().limit_for(dice_left, gap, target)
+
+
+class DoubledPlayer(PolicyPlayer):
+    name = "doubled"
+    policy = Doubled(bank_at=300)
+
+
+def test_a_subclass_of_policy_is_not_compiled() -> None:
+    assert policy_of(DoubledPlayer()) is None
+    spec = TournamentSpec(
+        (PRESETS["classic"],), (player_from_class(DoubledPlayer), load_player_spec("greedy")), games=6
+    )
+    fast = BatchPlayer(dataclasses.replace(spec, compiled=True)).play(0, 6)
+    assert fast.rows == BatchPlayer(spec).play(0, 6).rows

@@ -61,14 +61,21 @@ def read_policy(player: PlayerSpec, timeout: float = LOAD_TIMEOUT) -> tuple[Poli
 
 
 def _read_here(player: PlayerSpec) -> tuple[Policy | None, str]:
+    """The policy, read twice from one new player and once from another: Python makes a new
+    player for every game and reads ``policy`` at every decision, the kernel reads it once, so
+    a policy drawn at random (in the constructor or the property) can't be compiled."""
     try:
-        policy = policy_of(player.create())
+        first = player.create()
+        policies = [policy_of(first), policy_of(first), policy_of(player.create())]
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # SystemExit too: a strategy may not end arena
         return None, f"could not be made or its policy read here: {described(exc)}"
+    policy = policies[0]
     if policy is None:
         return None, "has no declarative policy (see docs/declarative.md); it plays in Python"
+    if any(other != policy for other in policies):
+        return None, "has a policy that changes from player to player or read to read; it plays in Python"
     return policy, ""
 
 

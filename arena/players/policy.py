@@ -335,10 +335,11 @@ def policy_of(player: object) -> Policy | None:
     """The policy a player object declares, or None if it declares none, or if its class
     overrides ``decide`` (or a hook) below the class that declared the policy: a subclass of
     ``greedy`` with its own ``decide`` does not play greedy's policy, so it must play in Python.
-    A :class:`PolicyPlayer` whose ``decide`` is the interpreter always plays its policy."""
+    A :class:`PolicyPlayer` whose ``decide`` is the interpreter always plays its policy.  Only a
+    :class:`Policy` itself counts: a subclass could override what the kernel reads as data."""
     policy = getattr(player, "policy", None)
-    if not isinstance(policy, Policy):
-        return None
+    if type(policy) is not Policy:
+        return None  # a subclass of Policy may interpret itself otherwise than the kernel does
     cls = type(player)
     if all(getattr(cls, name, None) is getattr(PolicyPlayer, name, None) for name in PLAYING_METHODS):
         return policy
