@@ -126,3 +126,25 @@ def test_a_subclass_of_policy_is_not_compiled() -> None:
     )
     fast = BatchPlayer(dataclasses.replace(spec, compiled=True)).play(0, 6)
     assert fast.rows == BatchPlayer(spec).play(0, 6).rows
+
+
+def test_a_run_reads_each_policy_once(tmp_path: Path) -> None:
+    """Reading a policy makes the player (twice, to check it is fixed): a slow constructor is
+    paid for once per run in the main process, not once per look at the players."""
+    count = tmp_path / "made"
+    strategy = tmp_path / "counted.py"
+    strategy.write_text(
+        "from arena.players.policy import Policy, PolicyPlayer\n"
+        "class Counted(PolicyPlayer):\n"
+        "    name = 'counted'\n"
+        "    policy = Policy(bank_at=350)\n"
+        "    def __init__(self):\n"
+        f"        with open({str(count)!r}, 'a') as f:\n"
+        "            f.write('x')\n"
+        "        super().__init__()\n"
+    )
+    args = ("-p", str(strategy), "-p", "greedy", "--rules", "classic", "--games", "4", "--workers", "1")
+    code, _, err = tournament(tmp_path / "run", *args, "--compiled", "on")
+    assert code == 0, err
+    # One at load (check_player), two by --compiled on's check, two to build the kernel.
+    assert count.read_text() == "x" * 5

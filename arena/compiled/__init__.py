@@ -70,7 +70,7 @@ def _read_here(player: PlayerSpec) -> tuple[Policy | None, str]:
     except KeyboardInterrupt:
         raise
     except BaseException as exc:  # SystemExit too: a strategy may not end arena
-        return None, f"could not be made or its policy read here: {described(exc)}"
+        return None, f"could not be made or its policy read: {described(exc)}"
     policy = policies[0]
     if policy is None:
         return None, "has no declarative policy (see docs/declarative.md); it plays in Python"

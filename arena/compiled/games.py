@@ -123,13 +123,16 @@ class CompiledGames:
     """Games of ``spec`` played in the kernel.  Players without a policy may be in the spec;
     games that seat one can't be played here (see :meth:`compilable`)."""
 
-    def __init__(self, spec: TournamentSpec) -> None:
+    def __init__(self, spec: TournamentSpec, policies: Sequence[Policy | None] | None = None) -> None:
+        """``policies``: each player's policy when already read (reading one makes players)."""
         problem = ruleset_problem(spec)
         if problem is not None:
             raise ValueError(problem)
         self.spec = spec
         self.schedule = Schedule(spec)
-        self.policies: list[Policy | None] = [player_policy(p) for p in spec.players]
+        self.policies: list[Policy | None] = (
+            [player_policy(p) for p in spec.players] if policies is None else list(policies)
+        )
         self._build_rules(spec.rulesets)
         self._build_policies()
         self._build_schedule()

@@ -82,13 +82,16 @@ def compiled_games(spec: TournamentSpec) -> CompiledGames | None:
     process, before the templates are forked, or a worker), never in a template."""
     if not spec.compiled:
         return None
-    from arena.compiled import compilable_players, numba_available, ruleset_problem
+    from arena.compiled import numba_available, player_policy, ruleset_problem
 
-    if not numba_available() or ruleset_problem(spec) is not None or not any(compilable_players(spec)):
+    if not numba_available() or ruleset_problem(spec) is not None:
+        return None
+    policies = [player_policy(p) for p in spec.players]  # each read makes players: once
+    if not any(policies):
         return None
     from arena.compiled import CompiledGames
 
-    kernel = CompiledGames(spec)
+    kernel = CompiledGames(spec, policies)
     kernel.load()
     return kernel
 
