@@ -13,6 +13,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from arena.engine.game import MAX_PLAYOFF_ROUNDS
+from arena.engine.rules import POINT_STEP
+
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
 _M2 = np.uint64(0x94D049BB133111EB)
@@ -42,8 +45,6 @@ B_THRESHOLD, B_TABLE, B_RANDOM, B_OPTIMAL = 0, 1, 2, 3
 # a keep code or -1 for none, each fraction a numerator and a denominator.
 P_ROLL_KEEP, P_DIE_WORTH, P_CATCH_UP = 0, 1, 2
 P_MARGIN_NUM, P_MARGIN_DEN, P_BEHIND_NUM, P_BEHIND_DEN, P_AHEAD_NUM, P_AHEAD_DEN = 3, 4, 5, 6, 7, 8
-MAX_PLAYOFF_ROUNDS = 20
-POINT_STEP = 50
 #: Solved situations: key = ruleset << 48 | minimum << 24 | (cap + 1), cap -1 for none.
 SIT_RULESET_SHIFT = 48
 SIT_MINIMUM_SHIFT = 24
