@@ -166,6 +166,9 @@ class ScoreTable:
         self.keeps: dict[int, tuple[Keep, ...]] = {}
         #: roll key -> keep key -> Keep, for validating a decision with one lookup.
         self.keep_by_key: dict[int, dict[int, Keep]] = {}
+        #: roll key -> id of a keep's ``dice`` tuple -> Keep: a decision that returns the dice of
+        #: a legal keep as they are (the usual way) is known without computing its key.
+        self.keep_ids: dict[int, dict[int, Keep]] = {}
         #: roll key -> the dice in ascending order.
         self.faces: dict[int, tuple[int, ...]] = {}
         for n in range(1, rules.dice + 1):
@@ -173,6 +176,7 @@ class ScoreTable:
                 keeps = self._legal_keeps(roll, n)
                 self.keeps[roll] = keeps
                 self.keep_by_key[roll] = {k.key: k for k in keeps}
+                self.keep_ids[roll] = {id(k.dice): k for k in keeps}
                 self.faces[roll] = faces_of(roll)
         self.farkle_rolls: tuple[int, ...] = tuple(
             sum(1 for key in OUTCOME_KEYS[n] if not self.keeps[key]) if n else 0
