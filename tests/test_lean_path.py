@@ -117,3 +117,54 @@ def test_outside_the_main_thread_an_overlong_decision_loses_when_it_returns() ->
     thread.start()
     thread.join(10)
     assert [(f.status, f.reason) for f in faults] == [("timeout", "no decision within 0.1 s")]
+
+
+# --- what the score table answers for strategies ----------------------------------------------------
+def _views(rules, games: int = 30) -> list[TurnView]:
+    """Every view of a few games of threshold against greedy (exact targets included)."""
+    views = []
+    for seed in range(games):
+        game = Game(rules, 2, seed)
+        deciders = (ThresholdPlayer(bank_at=600).decide, GreedyPlayer().decide)
+        view = game.view()
+        while view is not None:
+            views.append(view)
+            view = game.step(deciders[view.seat](view))
+    return views
+
+
+@pytest.mark.parametrize("rules", [STANDARD, CLASSIC, STANDARD.replace(name="playoff", ties="playoff")])
+def test_the_keep_helpers_answer_as_their_definitions(rules) -> None:
+    from arena.players.builtin.common import best_keep, keeps_within_target, most_dice_keep, room
+
+    views = _views(rules)
+    passing = any(view.overshoots(view.legal_keeps[0]) for view in views)
+    assert passing == rules.exact_target  # under an exact target the slow branch is met
+    for view in views:
+        keeps = view.legal_keeps
+        safe = tuple(k for k in keeps if not view.overshoots(k)) or keeps
+        assert keeps_within_target(view) == safe
+        assert best_keep(view) is safe[0]
+        assert most_dice_keep(view) is max(safe, key=lambda k: (len(k.dice), k.points))
+        assert keeps.most_dice == tuple(sorted(keeps, key=lambda k: (-len(k.dice), -k.points)))
+        for keep in keeps:
+            assert view.may_bank(keep) == (view.bank_allowed(keep) and not view.overshoots(keep))
+            left = room(view)
+            assert view.overshoots(keep) == (left is not None and keep.points > left)
+
+
+def test_keeps_are_an_immutable_tuple_that_survives_a_copy() -> None:
+    import copy
+    import pickle
+
+    from arena.engine import legal_keeps
+
+    keeps = legal_keeps((1, 1, 5, 5, 2, 3), STANDARD)
+    assert keeps == tuple(keeps) and isinstance(keeps, tuple)
+    with pytest.raises(AttributeError):
+        keeps.most_dice = ()  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        keeps.note = 1  # type: ignore[attr-defined]
+    for other in (copy.deepcopy(keeps), pickle.loads(pickle.dumps(keeps))):
+        assert other == keeps and other.most_dice == keeps.most_dice
+    assert keeps.most_dice[0].dice == (1, 1, 5, 5)

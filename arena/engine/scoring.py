@@ -148,6 +148,43 @@ class Keep(NamedTuple):
     key: int
 
 
+#: id of a :class:`Keeps` made by a score table -> (that Keeps, its keeps in greedy order).
+#: Kept here, not on the tuple, so that nothing a view hands out can be changed; holding the
+#: Keeps itself means its id can't be reused while it is listed.
+_MOST_DICE: dict[int, tuple[Keeps, tuple[Keep, ...]]] = {}
+
+
+def _by_most_dice(keeps: Iterable[Keep]) -> tuple[Keep, ...]:
+    return tuple(sorted(keeps, key=lambda k: (-len(k.dice), -k.points)))
+
+
+class Keeps(tuple):  # a tuple of Keep
+    """The legal keeps of one roll, best points first (then most dice left): a plain, immutable
+    tuple of :class:`Keep` records, shared by every game of a ruleset, that also answers what
+    strategies keep asking about it, worked out once per ruleset:
+
+    - ``most_dice``: the same keeps, most dice first, then most points (greedy's order; keeps
+      equal in both keep the order above).
+    """
+
+    __slots__ = ()
+
+    @property
+    def most_dice(self) -> tuple[Keep, ...]:
+        listed = _MOST_DICE.get(id(self))
+        if listed is not None and listed[0] is self:
+            return listed[1]
+        return _by_most_dice(self)  # a copy (pickled, deep-copied): worked out again
+
+
+def _keeps(keeps: list[Keep]) -> Keeps:
+    """``keeps`` as a :class:`Keeps`, best points first, with its other orders listed."""
+    keeps.sort(key=lambda k: (-k.points, -k.dice_left, k.dice))
+    record = Keeps(keeps)
+    _MOST_DICE[id(record)] = (record, _by_most_dice(record))
+    return record
+
+
 class ScoreTable:
     """Everything the game loop asks about scoring, precomputed for one ruleset.
 
@@ -163,7 +200,7 @@ class ScoreTable:
                 if points is not None:
                     self.points[key] = points
         #: roll key -> legal keeps, best points first; an empty tuple is a farkle.
-        self.keeps: dict[int, tuple[Keep, ...]] = {}
+        self.keeps: dict[int, Keeps] = {}
         #: roll key -> keep key -> Keep, for validating a decision with one lookup.
         self.keep_by_key: dict[int, dict[int, Keep]] = {}
         #: roll key -> id of a keep's ``dice`` tuple -> Keep: a decision that returns the dice of
@@ -183,7 +220,7 @@ class ScoreTable:
             for n in range(rules.dice + 1)
         )
 
-    def _legal_keeps(self, roll: int, n: int) -> tuple[Keep, ...]:
+    def _legal_keeps(self, roll: int, n: int) -> Keeps:
         counts = counts_of(roll)
         keeps = []
         for sub in product(*(range(c + 1) for c in counts)):
@@ -195,8 +232,7 @@ class ScoreTable:
             hot = size == n
             left = self.rules.dice if hot else n - size
             keeps.append(Keep(faces_of(key), points, left, hot, key))
-        keeps.sort(key=lambda k: (-k.points, -k.dice_left, k.dice))
-        return tuple(keeps)
+        return _keeps(keeps)
 
     def farkle_probability(self, n_dice: int) -> Fraction:
         """Exact chance that a roll of ``n_dice`` dice scores nothing, by enumeration."""
@@ -227,7 +263,7 @@ def score(dice: Iterable[int], rules: Ruleset) -> int | None:
     return score_table(rules).points.get(key) if key else None
 
 
-def legal_keeps(roll: Iterable[int], rules: Ruleset) -> tuple[Keep, ...]:
+def legal_keeps(roll: Iterable[int], rules: Ruleset) -> Keeps:
     """Every legal selection from a roll, best points first; empty for a farkle."""
     key = _selection_key(roll, rules)
     if not key:
@@ -282,6 +318,7 @@ def why_not_legal(keep: tuple[object, ...], roll: tuple[int, ...], rules: Rulese
 __all__ = [
     "MAX_DICE",
     "Keep",
+    "Keeps",
     "ScoreTable",
     "best_reading",
     "best_score",
