@@ -27,7 +27,17 @@ from dataclasses import dataclass
 from functools import partial
 
 from arena.engine import events as ev
-from arena.engine.dice import FACE_KEY, derive_seed, next_turn_stream, roll_key, seat_streams
+from arena.engine.dice import (
+    _GOLDEN,
+    _MASK,
+    FACE_KEY,
+    OUTCOME_KEYS,
+    POW6,
+    _mix,
+    derive_seed,
+    roll_key,
+    seat_streams,
+)
 from arena.engine.rules import Ruleset
 from arena.engine.scoring import score_table, why_not_legal
 from arena.engine.view import Action, IllegalAction, TurnView
@@ -166,6 +176,8 @@ class Game:
         max_rounds = self.max_rounds
         emit = self._emit
         roller = self._roller
+        # The seeded dice, roll_key and next_turn_stream written out below: two calls fewer per roll.
+        seeded = roller is roll_key
         table = self._table
         keeps_of, faces_of, ids_of, keep_by_key = table.keeps, table.faces, table.keep_ids, table.keep_by_key
         dice, target, exact = rules.dice, rules.target, rules.exact_target
@@ -226,7 +238,7 @@ class Game:
             in_playoff = playoff is not None
             score = scores[seat]
             turn = turns[seat]
-            stream = next_turn_stream(bases[seat], turn)
+            stream = _mix((bases[seat] + _GOLDEN + turn) & _MASK)  # next_turn_stream(bases[seat], turn)
             turns[seat] = turn + 1
             if in_playoff:
                 minimum = 0
@@ -241,7 +253,11 @@ class Game:
             banked: int | None = None
             farkled = False
             while True:  # the turn's rolls
-                roll = roller(stream, roll_index, to_roll)
+                if seeded:  # roll_key(stream, roll_index, to_roll)
+                    draw = _mix((stream + (roll_index + 1) * _GOLDEN) & _MASK)
+                    roll = OUTCOME_KEYS[to_roll][draw % POW6[to_roll]]
+                else:
+                    roll = roller(stream, roll_index, to_roll)
                 roll_index += 1
                 if emit is not None:
                     emit(ev.Rolled(seat, faces_of[roll]))
