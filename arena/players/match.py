@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from time import perf_counter
 from typing import Any
 
-from arena.engine import DEFAULT_MAX_ROUNDS, Game, GameResult, IllegalAction, Ruleset
+from arena.engine import DEFAULT_MAX_ROUNDS, Game, GameResult, IllegalAction, Ruleset, TurnView
 from arena.engine.events import Event
 from arena.players.protocol import GameInfo, Player
 from arena.players.timeout import MoveTimeout, move_clock
@@ -355,8 +355,8 @@ class Guard:
         clock = self.clock
         signalled = self._signalled()
         watch = self.watch
-        step = game.step
         view = None if game.over else game.view()
+        send = None if view is None else game.sender()
         calls = self.calls
         try:
             while view is not None:
@@ -378,7 +378,9 @@ class Guard:
                         if watch is not None:  # a re-play looking for the call that changed a ruleset
                             self._watched(seat, game)
                         applying = True
-                        view = step(action)
+                        view = send(action)  # type: ignore[misc]
+                        if type(view) is not TurnView:  # an illegal action, or the end of the game
+                            view = game.answer(view)
                     except BaseException as exc:
                         fault = self._failed(exc, seat, token, applying, game)
                     else:
