@@ -168,3 +168,16 @@ def test_keeps_are_an_immutable_tuple_that_survives_a_copy() -> None:
     for other in (copy.deepcopy(keeps), pickle.loads(pickle.dumps(keeps))):
         assert other == keeps and other.most_dice == keeps.most_dice
     assert keeps.most_dice[0].dice == (1, 1, 5, 5)
+
+
+def test_keeps_outliving_their_table_still_answer() -> None:
+    import gc
+
+    from arena.engine.scoring import ScoreTable
+
+    table = ScoreTable(STANDARD.replace(name="short-lived"))
+    keeps = [k for k in table.keeps.values() if len(k) > 3]
+    listed = [k.most_dice for k in keeps]
+    del table
+    gc.collect()
+    assert [k.most_dice for k in keeps] == listed  # worked out again, not a stale listing

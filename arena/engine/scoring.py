@@ -148,10 +148,11 @@ class Keep(NamedTuple):
     key: int
 
 
-#: id of a :class:`Keeps` made by a score table -> (that Keeps, its keeps in greedy order).
-#: Kept here, not on the tuple, so that nothing a view hands out can be changed; holding the
-#: Keeps itself means its id can't be reused while it is listed.
-_MOST_DICE: dict[int, tuple[Keeps, tuple[Keep, ...]]] = {}
+#: id of a :class:`Keeps` of a live score table -> its keeps in greedy order (see
+#: :attr:`Keeps.most_dice`).  Kept here, not on the tuple, so that nothing a view hands out can be
+#: changed.  A table lists its Keeps while it lives (and so do they: no other object can have
+#: their ids) and takes them off when it goes.
+_MOST_DICE: dict[int, tuple[Keep, ...]] = {}
 
 
 def _by_most_dice(keeps: Iterable[Keep]) -> tuple[Keep, ...]:
@@ -171,18 +172,14 @@ class Keeps(tuple):  # a tuple of Keep
 
     @property
     def most_dice(self) -> tuple[Keep, ...]:
-        listed = _MOST_DICE.get(id(self))
-        if listed is not None and listed[0] is self:
-            return listed[1]
-        return _by_most_dice(self)  # a copy (pickled, deep-copied): worked out again
+        order = _MOST_DICE.get(id(self))
+        return _by_most_dice(self) if order is None else order  # None: a copy, worked out again
 
 
 def _keeps(keeps: list[Keep]) -> Keeps:
-    """``keeps`` as a :class:`Keeps`, best points first, with its other orders listed."""
+    """``keeps`` as a :class:`Keeps`, best points first."""
     keeps.sort(key=lambda k: (-k.points, -k.dice_left, k.dice))
-    record = Keeps(keeps)
-    _MOST_DICE[id(record)] = (record, _by_most_dice(record))
-    return record
+    return Keeps(keeps)
 
 
 class ScoreTable:
@@ -215,6 +212,8 @@ class ScoreTable:
                 self.keep_by_key[roll] = {k.key: k for k in keeps}
                 self.keep_ids[roll] = {id(k.dice): k for k in keeps}
                 self.faces[roll] = faces_of(roll)
+        for keeps in self.keeps.values():
+            _MOST_DICE[id(keeps)] = _by_most_dice(keeps)
         self.farkle_rolls: tuple[int, ...] = tuple(
             sum(1 for key in OUTCOME_KEYS[n] if not self.keeps[key]) if n else 0
             for n in range(rules.dice + 1)
@@ -233,6 +232,10 @@ class ScoreTable:
             left = self.rules.dice if hot else n - size
             keeps.append(Keep(faces_of(key), points, left, hot, key))
         return _keeps(keeps)
+
+    def __del__(self) -> None:
+        for keeps in getattr(self, "keeps", {}).values():
+            _MOST_DICE.pop(id(keeps), None)
 
     def farkle_probability(self, n_dice: int) -> Fraction:
         """Exact chance that a roll of ``n_dice`` dice scores nothing, by enumeration."""
