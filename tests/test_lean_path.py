@@ -181,3 +181,13 @@ def test_keeps_outliving_their_table_still_answer() -> None:
     del table
     gc.collect()
     assert [k.most_dice for k in keeps] == listed  # worked out again, not a stale listing
+
+
+def test_a_game_stopped_by_an_exception_says_so() -> None:
+    from arena.engine import ScriptedDice
+
+    game = Game(CLASSIC, 2, 1, roller=ScriptedDice([(1, 2, 3, 4, 6)]))
+    with pytest.raises(LookupError, match="ran out"):
+        game.step(Action((1,), False))  # the next roll is past the script
+    with pytest.raises(RuntimeError, match="stopped by an exception"):
+        game.step(Action((1,), False))

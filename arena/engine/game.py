@@ -155,7 +155,10 @@ class Game:
         """:meth:`apply`, then the view of the next decision, or None once the game is over."""
         if self._steps is None:
             raise IllegalAction("the game is over")
-        reply = self._send(action)
+        try:
+            reply = self._send(action)
+        except StopIteration:
+            raise RuntimeError("the game was stopped by an exception earlier and can't go on") from None
         if type(reply) is TurnView:
             return reply
         return self.answer(reply)
