@@ -233,9 +233,10 @@ class ScoreTable:
             keeps.append(Keep(faces_of(key), points, left, hot, key))
         return _keeps(keeps)
 
-    def __del__(self) -> None:
+    def __del__(self, listed: dict[int, tuple[Keep, ...]] = _MOST_DICE) -> None:
+        # The registry comes as a default: at interpreter exit the module's globals may be gone.
         for keeps in getattr(self, "keeps", {}).values():
-            _MOST_DICE.pop(id(keeps), None)
+            listed.pop(id(keeps), None)
 
     def farkle_probability(self, n_dice: int) -> Fraction:
         """Exact chance that a roll of ``n_dice`` dice scores nothing, by enumeration."""
