@@ -7,22 +7,39 @@ player gets all dice back with the points kept ("hot dice": 001/000 "Alle sechs 
 002 "Anschluss").
 
 The machine resolves dice by itself (from the seeded streams of :mod:`arena.engine.dice`) and
-stops only where a player must decide: after a roll that scores.  ``Game.apply`` takes that
-decision, checks it (raising :class:`IllegalAction` without changing anything) and runs on to the
-next decision or the end of the game.
+stops only where a player must decide: after a roll that scores.  ``Game.apply`` (or
+``Game.step``, which also returns the next view) takes that decision, checks it (raising
+:class:`IllegalAction` without changing anything) and runs on to the next decision or the end
+of the game.
+
+The whole game runs in one generator, :meth:`Game._run`, which reads top to bottom like the
+rules: whose turn it is, the turn's rolls and decisions, how the turn is settled.  It keeps the
+game's state in local variables between decisions (a tournament makes millions of them, and a
+local costs a fraction of an attribute), so it is also the one place where the rules are applied.
 
 Rule readings where the documents are open are listed in ``docs/rules.md``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from arena.engine import events as ev
-from arena.engine.dice import FACE_KEY, derive_seed, next_turn_stream, roll_key, seat_streams
+from arena.engine.dice import (
+    _GOLDEN,
+    _MASK,
+    FACE_KEY,
+    OUTCOME_KEYS,
+    POW6,
+    _mix,
+    derive_seed,
+    roll_key,
+    seat_streams,
+)
 from arena.engine.rules import Ruleset
-from arena.engine.scoring import Keep, score_table, why_not_legal
+from arena.engine.scoring import score_table, why_not_legal
 from arena.engine.view import Action, IllegalAction, TurnView
 
 #: A game that has not ended after this many rounds stops; the highest score wins.  A safety
@@ -33,6 +50,11 @@ MAX_PLAYOFF_ROUNDS = 20
 
 Decider = Callable[[TurnView], Action]
 Roller = Callable[[int, int, int], int]
+#: What :meth:`Game._run` answers an illegal action with: a function that gives the reason (run by
+#: the caller, outside the generator: explaining may call the strategy's own ``repr``).
+Refusal = Callable[[], str]
+
+_new_view = tuple.__new__  # builds a TurnView from a tuple without the Python-level __new__
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,45 +92,27 @@ class Game:
             raise ValueError(f"a game needs at least one player, got {n_players}")
         if max_rounds < 1:
             raise ValueError(f"max_rounds must be at least 1, got {max_rounds}")
-        table = score_table(rules)
         self.rules = rules
         self.n_players = n_players
         self.max_rounds = max_rounds
-        self._keeps = table.keeps
-        self._keep_by_key = table.keep_by_key
-        self._faces = table.faces
+        self._table = score_table(rules)
         self._seat_streams = seat_streams(derive_seed(seed), n_players)
         self._emit = on_event
         self._roller = roller
-        self._dice = rules.dice
-        self._target = rules.target
-        self._exact = rules.exact_target
-        self._must_roll_hot = rules.must_roll_after_hot_dice
-
+        # Per seat; the generator changes these lists in place, so they are always current.
         self._scores = [0] * n_players
         self._entered = [not rules.has_entry()] * n_players
         self._strikes = [0] * n_players
         self._streaks = [0] * n_players
         self._turns = [0] * n_players
         self._farkles = [0] * n_players
-        self._refresh_public()
-        self._bar = rules.bar_start
-        self._final_left: int | None = None  # turns still to play once the target is reached
-        self._playoff_queue: list[int] | None = None
-        self._playoff_points: dict[int, int] = {}
-        self._playoff_rounds = 0
-        self._round = -1
         self._seat = -1
         self._result: GameResult | None = None
-
-        # The turn in progress.
-        self._turn_points = 0
-        self._to_roll = rules.dice
-        self._roll = 0
-        self._stream = 0
-        self._roll_index = 0
-        self._minimum = 0
-        self._advance()
+        self._view: TurnView | None = None  # the decision pending; None once the game is over
+        self._steps: Generator[TurnView | Refusal | None, object, None] | None = self._run()
+        self._send = self._steps.send
+        if next(self._steps) is None:  # the game can end before anyone decides
+            self._steps = self._send = None  # type: ignore[assignment]
 
     # ----------------------------------------------------------------- what players may see
     @property
@@ -122,33 +126,17 @@ class Game:
 
     @property
     def scores(self) -> tuple[int, ...]:
-        return self._scores_t
+        return tuple(self._scores)
 
     def view(self) -> TurnView:
         """The situation of the seat to decide, as an immutable value."""
-        if self._result is not None:
+        if self._view is None:
             raise RuntimeError("the game is over: there is no decision to make")
-        roll = self._roll
-        return TurnView(
-            self.rules,
-            self._seat,
-            self.n_players,
-            self._scores_t,
-            self._faces[roll],
-            self._turn_points,
-            self._minimum,
-            self._keeps[roll],
-            self._strikes_t,
-            self._streaks_t,
-            self._final_left is not None,
-            self._turns[self._seat] - 1,
-            self._roll_index,
-            self._playoff_queue is not None,
-        )
+        return self._view
 
     def snapshot(self) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...]]:
         """Scores, turns and farkles per seat as they stand (also before the game is over)."""
-        return self._scores_t, tuple(self._turns), tuple(self._farkles)
+        return tuple(self._scores), tuple(self._turns), tuple(self._farkles)
 
     def result(self) -> GameResult:
         if self._result is None:
@@ -161,195 +149,283 @@ class Game:
 
         An illegal decision changes nothing, so the same situation can be decided again.
         """
-        if self._result is not None:
+        self.step(action)
+
+    def step(self, action: Action) -> TurnView | None:
+        """:meth:`apply`, then the view of the next decision, or None once the game is over."""
+        if self._steps is None:
             raise IllegalAction("the game is over")
         try:
-            keep_dice, bank = action
-            if len(keep_dice) > self._to_roll:
-                raise KeyError  # more dice than were rolled (and a face count past 7 would alias)
-            key = 0
-            for die in keep_dice:
-                if type(die) is not int:
-                    raise KeyError  # True and 1.0 hash like 1: refuse, don't correct
-                key += FACE_KEY[die]
-            keep = self._keep_by_key[self._roll][key]
-        except Exception:
-            raise IllegalAction(self._explain_illegal_keep(action)) from None
-        if bank is not True and bank is not False:
-            raise IllegalAction(f"bank must be True or False, got {bank!r}")
+            reply = self._send(action)
+        except StopIteration:
+            raise RuntimeError("the game was stopped by an exception earlier and can't go on") from None
+        if type(reply) is TurnView:
+            return reply
+        return self.answer(reply)
 
-        turn_points = self._turn_points + keep.points
-        seat = self._seat
-        playoff = self._playoff_queue is not None
-        if self._exact and not playoff and self._scores[seat] + turn_points > self._target:
-            self._note_keep(keep, turn_points)
-            self._end_turn(banked=None, farkled=False)
-            self._advance()
-            return
-        if bank:
-            if keep.hot and self._must_roll_hot:
-                raise IllegalAction(
-                    "cannot bank right after hot dice: this ruleset requires rolling all dice "
-                    "again (must_roll_after_hot_dice)"
-                )
-            if turn_points < self._minimum:
-                raise IllegalAction(
-                    f"cannot bank {turn_points}: this turn needs at least {self._minimum} "
-                    f"before banking ({self._minimum_reason()})"
-                )
-        self._note_keep(keep, turn_points)
-        if bank:
-            self._end_turn(banked=turn_points, farkled=False)
-            self._advance()
-        elif not self._roll_dice():
-            self._advance()
+    def sender(self) -> Callable[[object], TurnView | Refusal | None]:
+        """The fast form of :meth:`step`, for a loop that makes every decision of a game (a
+        tournament's guard): a call that applies an action and returns the next view, as
+        ``step`` does, but answers an illegal action (or the end of the game) with what must be
+        passed to :meth:`answer`.  One Python call less per decision.  Use it only while the
+        game is not over."""
+        assert self._send is not None, "the game is over"
+        return self._send
 
-    # ----------------------------------------------------------------- turn mechanics
-    def _note_keep(self, keep: Keep, turn_points: int) -> None:
-        self._turn_points = turn_points
-        self._to_roll = keep.dice_left
-        if self._emit is not None:
-            self._emit(ev.Kept(self._seat, keep.dice, keep.points, turn_points, keep.dice_left, keep.hot))
+    def answer(self, reply: TurnView | Refusal | None) -> TurnView | None:
+        """What :meth:`step` makes of a reply of :meth:`sender`: a view as it is; None at the end
+        of the game; for an illegal action, :class:`IllegalAction` with the reason (worked out
+        here, outside the game loop: explaining may call the strategy's own ``repr``)."""
+        if type(reply) is TurnView:
+            return reply
+        if reply is None:
+            self._steps = self._send = None  # type: ignore[assignment]  # the generator is done
+            return None
+        raise IllegalAction(reply())  # type: ignore[operator]
 
-    def _roll_dice(self) -> bool:
-        """Roll the dice in the cup; True if the roll scores, else end the turn as a farkle."""
-        self._roll = self._roller(self._stream, self._roll_index, self._to_roll)
-        self._roll_index += 1
-        if self._emit is not None:
-            self._emit(ev.Rolled(self._seat, self._faces[self._roll]))
-        if self._keeps[self._roll]:
-            return True
-        self._end_turn(banked=None, farkled=True)
-        return False
+    # ----------------------------------------------------------------- the game
+    def _run(self) -> Generator[TurnView | Refusal | None, object, None]:
+        """The game, from the first roll to the end.
 
-    def _start_turn(self, seat: int) -> bool:
-        """Begin ``seat``'s turn with a roll of all dice; True if a decision is pending."""
-        self._seat = seat
-        self._turn_points = 0
-        self._to_roll = self._dice
-        self._stream = next_turn_stream(self._seat_streams[seat], self._turns[seat])
-        self._turns[seat] += 1
-        self._roll_index = 0
-        if self._playoff_queue is not None:
-            self._minimum = 0
-        else:
-            rules = self.rules
-            entry = 0 if self._entered[seat] else rules.entry_threshold
-            self._minimum = max(entry, self._bar) if rules.rising_bar else entry
-        if self._emit is not None:
-            self._emit(
-                ev.TurnStarted(seat, self._scores[seat], self._minimum, self._playoff_queue is not None)
-            )
-        return self._roll_dice()
-
-    def _end_turn(self, *, banked: int | None, farkled: bool) -> None:
-        """Settle a finished turn: ``banked`` points, or a miss (farkle or forfeited overshoot)."""
-        seat = self._seat
+        Yields the view of each decision and receives the action; answers an illegal action
+        with a :data:`Refusal` (changing nothing) until it gets a legal one.  Yields None at the
+        end, with the result set.  Events are reported as they happen.
+        """
         rules = self.rules
+        n = self.n_players
+        max_rounds = self.max_rounds
         emit = self._emit
-        lost = self._turn_points
-        if farkled:
-            self._farkles[seat] += 1
-        if self._playoff_queue is not None:
-            self._playoff_points[seat] = banked or 0
-            if emit is not None:
-                emit(
-                    ev.Banked(seat, banked, self._scores[seat])
-                    if banked is not None
-                    else ev.Farkled(seat, lost)
-                )
-            return
-        if banked is not None:
-            score = self._scores[seat] + banked
-            self._scores[seat] = score
-            self._entered[seat] = True
-            self._strikes[seat] = 0
-            self._streaks[seat] = 0
-            self._bar = banked + rules.bar_step
-            if emit is not None:
-                emit(ev.Banked(seat, banked, score))
-            # An exact target can't be passed (overshoots are forfeited), so >= serves both.
-            if score >= self._target and self._final_left is None:
-                n = self.n_players
-                self._final_left = n - 1 if rules.final_round == "everyone_else" else n - 1 - seat
-                if emit is not None:
-                    emit(ev.FinalRound(seat, score, self._final_left))
-        else:
-            if emit is not None:
-                emit(ev.Farkled(seat, lost) if farkled else ev.Overshot(seat, lost))
-            if farkled:
-                self._streaks[seat] += 1
-                if rules.has_farkle_penalty() and self._streaks[seat] >= rules.farkle_penalty_streak:
-                    self._streaks[seat] = 0
-                    before = self._scores[seat]
-                    after = 0 if rules.farkle_penalty_to_zero else max(0, before - rules.farkle_penalty)
-                    self._scores[seat] = after
-                    if emit is not None:
-                        emit(ev.FarklePenalty(seat, before - after, after))
+        roller = self._roller
+        # The seeded dice, roll_key and next_turn_stream written out below: two calls fewer per roll.
+        seeded = roller is roll_key
+        table = self._table
+        keeps_of, faces_of, ids_of, keep_by_key = table.keeps, table.faces, table.keep_ids, table.keep_by_key
+        dice, target, exact = rules.dice, rules.target, rules.exact_target
+        entry_threshold, rising_bar, bar_step = rules.entry_threshold, rules.rising_bar, rules.bar_step
+        must_roll_hot = rules.must_roll_after_hot_dice
+        farkle_penalty = rules.has_farkle_penalty()
+        everyone_else = rules.final_round == "everyone_else"
+        bases = self._seat_streams
+        scores, entered, strikes, streaks = self._scores, self._entered, self._strikes, self._streaks
+        turns, farkles = self._turns, self._farkles
+        scores_t, strikes_t, streaks_t = tuple(scores), tuple(strikes), tuple(streaks)
+
+        bar = rules.bar_start
+        final_left: int | None = None  # turns still to play once the target is reached
+        playoff: list[int] | None = None  # seats still to play this playoff round
+        playoff_points: dict[int, int] = {}
+        playoff_rounds = 0
+        rounds = -1  # rounds started, from 0
+        seat = -1
+        while True:
+            # ---------------------------------------------------- whose turn, or the end
+            if playoff is not None:
+                if not playoff:  # everyone in the playoff has had a turn
+                    best = max(playoff_points.values())
+                    leaders = tuple(s for s, p in sorted(playoff_points.items()) if p == best)
+                    if len(leaders) > 1 and playoff_rounds < MAX_PLAYOFF_ROUNDS:
+                        playoff_rounds += 1
+                        playoff, playoff_points = self._start_playoff(leaders), {}
+                        continue
+                    self._conclude(leaders, "target", rounds)
+                    break
+                seat = playoff.pop(0)
             else:
-                self._streaks[seat] = 0  # a forfeited turn is no farkle and breaks the run
-            if rules.rising_bar:
-                self._bar = rules.bar_start
-                self._strikes[seat] += 1
+                if final_left is not None:
+                    if final_left == 0:
+                        top = max(scores)
+                        leaders = tuple(s for s, score in enumerate(scores) if score == top)
+                        if len(leaders) > 1 and rules.ties == "playoff":
+                            playoff_rounds += 1
+                            playoff = self._start_playoff(leaders)
+                            continue
+                        self._conclude(leaders, "target", rounds)
+                        break
+                    final_left -= 1
+                seat = (seat + 1) % n
+                if seat == 0:
+                    # The limit never cuts the final turns short: they are bounded anyway.
+                    if rounds + 1 >= max_rounds and final_left is None:
+                        top = max(scores)
+                        self._conclude(
+                            tuple(s for s, score in enumerate(scores) if score == top), "round_limit", rounds
+                        )
+                        break
+                    rounds += 1
+
+            # ---------------------------------------------------- the turn
+            self._seat = seat
+            in_playoff = playoff is not None
+            score = scores[seat]
+            turn = turns[seat]
+            stream = _mix((bases[seat] + _GOLDEN + turn) & _MASK)  # next_turn_stream(bases[seat], turn)
+            turns[seat] = turn + 1
+            if in_playoff:
+                minimum = 0
+            else:
+                entry = 0 if entered[seat] else entry_threshold
+                minimum = max(entry, bar) if rising_bar else entry
+            if emit is not None:
+                emit(ev.TurnStarted(seat, score, minimum, in_playoff))
+            turn_points = 0
+            to_roll = dice
+            roll_index = 0
+            banked: int | None = None
+            farkled = False
+            while True:  # the turn's rolls
+                if seeded:  # roll_key(stream, roll_index, to_roll)
+                    draw = _mix((stream + (roll_index + 1) * _GOLDEN) & _MASK)
+                    roll = OUTCOME_KEYS[to_roll][draw % POW6[to_roll]]
+                else:
+                    roll = roller(stream, roll_index, to_roll)
+                roll_index += 1
                 if emit is not None:
-                    emit(ev.Struck(seat, self._strikes[seat]))
-                if self._strikes[seat] >= rules.strikes_to_zero:
-                    self._strikes[seat] = 0
-                    before = self._scores[seat]
-                    self._scores[seat] = 0
-                    if emit is not None:
-                        emit(ev.StruckOut(seat, before))
-        self._refresh_public()
+                    emit(ev.Rolled(seat, faces_of[roll]))
+                keeps = keeps_of[roll]
+                if not keeps:
+                    farkled = True
+                    break
+                self._view = view = _new_view(
+                    TurnView,
+                    (
+                        rules,
+                        seat,
+                        n,
+                        scores_t,
+                        faces_of[roll],
+                        turn_points,
+                        minimum,
+                        keeps,
+                        strikes_t,
+                        streaks_t,
+                        final_left is not None,
+                        turn,
+                        roll_index,
+                        in_playoff,
+                    ),
+                )
+                action = yield view
+                while True:  # until the action is legal
+                    try:
+                        keep_dice, bank = action  # type: ignore[misc]
+                        # The dice of one of this roll's keeps, returned as they are (the common
+                        # case): known by identity, no key to compute (both objects are alive,
+                        # so equal ids are the same tuple).
+                        keep = ids_of[roll].get(id(keep_dice))
+                        if keep is None:
+                            if len(keep_dice) > to_roll:
+                                # More dice than were rolled (and a face count past 7 would alias).
+                                raise KeyError
+                            key = 0
+                            for die in keep_dice:
+                                if type(die) is not int:
+                                    raise KeyError  # True and 1.0 hash like 1: refuse, don't correct
+                                key += FACE_KEY[die]
+                            keep = keep_by_key[roll][key]
+                    except Exception:
+                        action = yield partial(self._explain_illegal_keep, action)
+                        continue
+                    if bank is not True and bank is not False:
+                        action = yield partial(_bank_not_bool, bank)
+                        continue
+                    total = turn_points + keep.points
+                    overshot = exact and not in_playoff and score + total > target
+                    if overshot or not bank:
+                        break
+                    if keep.hot and must_roll_hot:
+                        action = yield _no_bank_after_hot_dice
+                    elif total < minimum:
+                        action = yield partial(self._explain_minimum, total, minimum, seat, bar)
+                    else:
+                        break
+                turn_points = total
+                to_roll = keep.dice_left
+                if emit is not None:
+                    emit(ev.Kept(seat, keep.dice, keep.points, total, keep.dice_left, keep.hot))
+                if overshot:
+                    break  # the keep passes the exact target: the turn is forfeited (001)
+                if bank:
+                    banked = total
+                    break
 
-    def _advance(self) -> None:
-        """Start turns until one needs a decision or the game ends."""
-        while self._result is None:
-            if self._playoff_queue is not None:
-                if self._playoff_queue:
-                    if self._start_turn(self._playoff_queue.pop(0)):
-                        return
-                    continue
-                self._settle_playoff()
+            # ---------------------------------------------------- the turn settled
+            if farkled:
+                farkles[seat] += 1
+            if in_playoff:
+                playoff_points[seat] = banked or 0  # type: ignore[index]
+                if emit is not None:
+                    emit(
+                        ev.Banked(seat, banked, score)
+                        if banked is not None
+                        else ev.Farkled(seat, turn_points)
+                    )
                 continue
-            if self._final_left is not None:
-                if self._final_left == 0:
-                    self._finish()
-                    continue
-                self._final_left -= 1
-            seat = (self._seat + 1) % self.n_players
-            if seat == 0:
-                # The limit never cuts the final turns short: they are bounded anyway.
-                if self._round + 1 >= self.max_rounds and self._final_left is None:
-                    self._finish(reason="round_limit")
-                    continue
-                self._round += 1
-            if self._start_turn(seat):
-                return
+            # The per-seat tuples the views show are built again only where a value changed.
+            if banked is not None:
+                score += banked
+                scores[seat] = score
+                scores_t = tuple(scores)
+                entered[seat] = True
+                if strikes[seat]:
+                    strikes[seat] = 0
+                    strikes_t = tuple(strikes)
+                if streaks[seat]:
+                    streaks[seat] = 0
+                    streaks_t = tuple(streaks)
+                bar = banked + bar_step
+                if emit is not None:
+                    emit(ev.Banked(seat, banked, score))
+                # An exact target can't be passed (overshoots are forfeited), so >= serves both.
+                if score >= target and final_left is None:
+                    final_left = n - 1 if everyone_else else n - 1 - seat
+                    if emit is not None:
+                        emit(ev.FinalRound(seat, score, final_left))
+            else:
+                if emit is not None:
+                    emit(ev.Farkled(seat, turn_points) if farkled else ev.Overshot(seat, turn_points))
+                if farkled:
+                    streaks[seat] += 1
+                    if farkle_penalty and streaks[seat] >= rules.farkle_penalty_streak:
+                        self._farkle_penalty(seat)
+                else:
+                    streaks[seat] = 0  # a forfeited turn is no farkle and breaks the run
+                if rising_bar:
+                    bar = rules.bar_start
+                    self._strike(seat)
+                scores_t, strikes_t, streaks_t = tuple(scores), tuple(strikes), tuple(streaks)
+        self._view = None
+        yield None
 
-    def _finish(self, reason: str = "target") -> None:
-        top = max(self._scores)
-        leaders = tuple(s for s, score in enumerate(self._scores) if score == top)
-        if len(leaders) > 1 and self.rules.ties == "playoff" and reason == "target":
-            self._start_playoff(leaders)
-            return
-        self._conclude(leaders, reason)
+    # ----------------------------------------------------------------- rarer turns of the game
+    def _farkle_penalty(self, seat: int) -> None:
+        """Farkles in a row cost points (002 variant), never below zero, and start a new run."""
+        rules = self.rules
+        self._streaks[seat] = 0
+        before = self._scores[seat]
+        after = 0 if rules.farkle_penalty_to_zero else max(0, before - rules.farkle_penalty)
+        self._scores[seat] = after
+        if self._emit is not None:
+            self._emit(ev.FarklePenalty(seat, before - after, after))
 
-    def _start_playoff(self, seats: tuple[int, ...]) -> None:
-        self._playoff_rounds += 1
-        self._playoff_queue = list(seats)
-        self._playoff_points = {}
+    def _strike(self, seat: int) -> None:
+        """A missed bar is a strike; strikes in a row set the score to zero (000)."""
+        self._strikes[seat] += 1
+        if self._emit is not None:
+            self._emit(ev.Struck(seat, self._strikes[seat]))
+        if self._strikes[seat] >= self.rules.strikes_to_zero:
+            self._strikes[seat] = 0
+            before = self._scores[seat]
+            self._scores[seat] = 0
+            if self._emit is not None:
+                self._emit(ev.StruckOut(seat, before))
+
+    def _start_playoff(self, seats: tuple[int, ...]) -> list[int]:
+        """Equal top scores under ``ties = "playoff"``: the seats that play a decider turn each."""
         if self._emit is not None:
             self._emit(ev.PlayoffStarted(seats))
+        return list(seats)
 
-    def _settle_playoff(self) -> None:
-        best = max(self._playoff_points.values())
-        leaders = tuple(s for s, p in sorted(self._playoff_points.items()) if p == best)
-        if len(leaders) > 1 and self._playoff_rounds < MAX_PLAYOFF_ROUNDS:
-            self._start_playoff(leaders)
-            return
-        self._conclude(leaders, "target")
-
-    def _conclude(self, winners: tuple[int, ...], reason: str) -> None:
+    def _conclude(self, winners: tuple[int, ...], reason: str, rounds: int) -> None:
         scores = tuple(self._scores)
         share = 1.0 / len(winners)
         shares = tuple(share if s in winners else 0.0 for s in range(self.n_players))
@@ -365,26 +441,21 @@ class Game:
             ranks,
             tuple(self._turns),
             tuple(self._farkles),
-            self._round + 1,
+            rounds + 1,
             reason,
         )
-        self._playoff_queue = None
         if self._emit is not None:
             self._emit(ev.GameOver(scores, winners, reason))
 
-    def _refresh_public(self) -> None:
-        self._scores_t = tuple(self._scores)
-        self._strikes_t = tuple(self._strikes)
-        self._streaks_t = tuple(self._streaks)
-
     # ----------------------------------------------------------------- explanations
-    def _minimum_reason(self) -> str:
-        seat = self._seat
+    def _explain_minimum(self, total: int, minimum: int, seat: int, bar: int) -> str:
         rules = self.rules
         entry = 0 if self._entered[seat] else rules.entry_threshold
-        if rules.rising_bar and self._bar >= entry:
-            return f"the bar: previous banked turn + {rules.bar_step}, {rules.bar_start} after a miss"
-        return f"entry threshold {entry}: a player's first bank must reach it"
+        if rules.rising_bar and bar >= entry:
+            why = f"the bar: previous banked turn + {rules.bar_step}, {rules.bar_start} after a miss"
+        else:
+            why = f"entry threshold {entry}: a player's first bank must reach it"
+        return f"cannot bank {total}: this turn needs at least {minimum} before banking ({why})"
 
     def _explain_illegal_keep(self, action: object) -> str:
         try:
@@ -392,7 +463,19 @@ class Game:
             keep = tuple(keep_dice)
         except Exception:
             return f"a decision must be Action(keep, bank), got {action!r}"
-        return why_not_legal(keep, self._faces[self._roll], self.rules)
+        assert self._view is not None
+        return why_not_legal(keep, self._view.roll, self.rules)
+
+
+def _bank_not_bool(bank: object) -> str:
+    return f"bank must be True or False, got {bank!r}"
+
+
+def _no_bank_after_hot_dice() -> str:
+    return (
+        "cannot bank right after hot dice: this ruleset requires rolling all dice "
+        "again (must_roll_after_hot_dice)"
+    )
 
 
 def play(
@@ -406,8 +489,8 @@ def play(
 ) -> GameResult:
     """Play one game to the end; ``deciders[i]`` decides for seat i."""
     game = Game(rules, len(deciders), seed, on_event=on_event, max_rounds=max_rounds, roller=roller)
-    view = game.view
-    apply = game.apply
-    while game._result is None:
-        apply(deciders[game._seat](view()))
+    view = game._view
+    step = game.step
+    while view is not None:
+        view = step(deciders[view.seat](view))
     return game.result()

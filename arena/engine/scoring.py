@@ -148,6 +148,40 @@ class Keep(NamedTuple):
     key: int
 
 
+#: id of a :class:`Keeps` of a live score table -> its keeps in greedy order (see
+#: :attr:`Keeps.most_dice`).  Kept here, not on the tuple, so that nothing a view hands out can be
+#: changed.  A table lists its Keeps while it lives (and so do they: no other object can have
+#: their ids) and takes them off when it goes.
+_MOST_DICE: dict[int, tuple[Keep, ...]] = {}
+
+
+def _by_most_dice(keeps: Iterable[Keep]) -> tuple[Keep, ...]:
+    return tuple(sorted(keeps, key=lambda k: (-len(k.dice), -k.points)))
+
+
+class Keeps(tuple):  # a tuple of Keep
+    """The legal keeps of one roll, best points first (then most dice left): a plain, immutable
+    tuple of :class:`Keep` records, shared by every game of a ruleset, that also answers what
+    strategies keep asking about it, worked out once per ruleset:
+
+    - ``most_dice``: the same keeps, most dice first, then most points (greedy's order; keeps
+      equal in both keep the order above).
+    """
+
+    __slots__ = ()
+
+    @property
+    def most_dice(self) -> tuple[Keep, ...]:
+        order = _MOST_DICE.get(id(self))
+        return _by_most_dice(self) if order is None else order  # None: a copy, worked out again
+
+
+def _keeps(keeps: list[Keep]) -> Keeps:
+    """``keeps`` as a :class:`Keeps`, best points first."""
+    keeps.sort(key=lambda k: (-k.points, -k.dice_left, k.dice))
+    return Keeps(keeps)
+
+
 class ScoreTable:
     """Everything the game loop asks about scoring, precomputed for one ruleset.
 
@@ -163,9 +197,12 @@ class ScoreTable:
                 if points is not None:
                     self.points[key] = points
         #: roll key -> legal keeps, best points first; an empty tuple is a farkle.
-        self.keeps: dict[int, tuple[Keep, ...]] = {}
+        self.keeps: dict[int, Keeps] = {}
         #: roll key -> keep key -> Keep, for validating a decision with one lookup.
         self.keep_by_key: dict[int, dict[int, Keep]] = {}
+        #: roll key -> id of a keep's ``dice`` tuple -> Keep: a decision that returns the dice of
+        #: a legal keep as they are (the usual way) is known without computing its key.
+        self.keep_ids: dict[int, dict[int, Keep]] = {}
         #: roll key -> the dice in ascending order.
         self.faces: dict[int, tuple[int, ...]] = {}
         for n in range(1, rules.dice + 1):
@@ -173,13 +210,16 @@ class ScoreTable:
                 keeps = self._legal_keeps(roll, n)
                 self.keeps[roll] = keeps
                 self.keep_by_key[roll] = {k.key: k for k in keeps}
+                self.keep_ids[roll] = {id(k.dice): k for k in keeps}
                 self.faces[roll] = faces_of(roll)
+        for keeps in self.keeps.values():
+            _MOST_DICE[id(keeps)] = _by_most_dice(keeps)
         self.farkle_rolls: tuple[int, ...] = tuple(
             sum(1 for key in OUTCOME_KEYS[n] if not self.keeps[key]) if n else 0
             for n in range(rules.dice + 1)
         )
 
-    def _legal_keeps(self, roll: int, n: int) -> tuple[Keep, ...]:
+    def _legal_keeps(self, roll: int, n: int) -> Keeps:
         counts = counts_of(roll)
         keeps = []
         for sub in product(*(range(c + 1) for c in counts)):
@@ -191,8 +231,12 @@ class ScoreTable:
             hot = size == n
             left = self.rules.dice if hot else n - size
             keeps.append(Keep(faces_of(key), points, left, hot, key))
-        keeps.sort(key=lambda k: (-k.points, -k.dice_left, k.dice))
-        return tuple(keeps)
+        return _keeps(keeps)
+
+    def __del__(self, listed: dict[int, tuple[Keep, ...]] = _MOST_DICE) -> None:
+        # The registry comes as a default: at interpreter exit the module's globals may be gone.
+        for keeps in getattr(self, "keeps", {}).values():
+            listed.pop(id(keeps), None)
 
     def farkle_probability(self, n_dice: int) -> Fraction:
         """Exact chance that a roll of ``n_dice`` dice scores nothing, by enumeration."""
@@ -223,7 +267,7 @@ def score(dice: Iterable[int], rules: Ruleset) -> int | None:
     return score_table(rules).points.get(key) if key else None
 
 
-def legal_keeps(roll: Iterable[int], rules: Ruleset) -> tuple[Keep, ...]:
+def legal_keeps(roll: Iterable[int], rules: Ruleset) -> Keeps:
     """Every legal selection from a roll, best points first; empty for a farkle."""
     key = _selection_key(roll, rules)
     if not key:
@@ -278,6 +322,7 @@ def why_not_legal(keep: tuple[object, ...], roll: tuple[int, ...], rules: Rulese
 __all__ = [
     "MAX_DICE",
     "Keep",
+    "Keeps",
     "ScoreTable",
     "best_reading",
     "best_score",

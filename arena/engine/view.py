@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from arena.engine.rules import Ruleset
-from arena.engine.scoring import Keep
+from arena.engine.scoring import Keep, Keeps
 
 
 class IllegalAction(ValueError):
@@ -34,7 +34,7 @@ class TurnView(NamedTuple):
     roll: tuple[int, ...]
     turn_points: int  # points set aside earlier in this turn, before this roll
     bank_minimum: int  # turn total needed before banking is allowed (entry or bar); 0 for none
-    legal_keeps: tuple[Keep, ...]  # best points first; each knows the dice rolled next
+    legal_keeps: Keeps  # best points first; each knows the dice rolled next (see Keeps)
     strikes: tuple[int, ...]  # per seat, with the rising bar (000)
     farkle_streaks: tuple[int, ...]  # farkles in a row per seat
     final_round: bool  # someone has reached the target; this is one of the last turns
@@ -63,6 +63,17 @@ class TurnView(NamedTuple):
             and not self.playoff
             and self.scores[self.seat] + self.turn_points + keep.points > self.rules.target
         )
+
+    def may_bank(self, keep: Keep) -> bool:
+        """True if banking after ``keep`` is allowed and counts: :meth:`bank_allowed` and not
+        :meth:`overshoots`, in one call (what a strategy asks before it banks)."""
+        rules = self.rules
+        if keep.hot and rules.must_roll_after_hot_dice:
+            return False
+        total = self.turn_points + keep.points
+        if total < self.bank_minimum:
+            return False
+        return not rules.exact_target or self.playoff or self.scores[self.seat] + total <= rules.target
 
     def bank_allowed(self, keep: Keep) -> bool:
         """True if banking after ``keep`` is allowed: the turn meets the minimum, and the keep is

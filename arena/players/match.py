@@ -29,7 +29,7 @@ from collections.abc import Callable, Mapping, Sequence
 from time import perf_counter
 from typing import Any
 
-from arena.engine import DEFAULT_MAX_ROUNDS, Game, GameResult, IllegalAction, Ruleset
+from arena.engine import DEFAULT_MAX_ROUNDS, Game, GameResult, IllegalAction, Ruleset, TurnView
 from arena.engine.events import Event
 from arena.players.protocol import GameInfo, Player
 from arena.players.timeout import MoveTimeout, move_clock
@@ -208,6 +208,10 @@ class Guard:
     number -> (status, text) for calls a supervisor found fatal in an earlier attempt at the
     same games: such a call is not made; it is recorded as that fault (``timeout``; or ``error``
     with ``text`` as the failure).  Calls are numbered from 0 in the order they are made.
+
+    Timing (see :mod:`arena.players.timeout`): in the main thread a call is only marked as
+    running, with a token unique to it, and the watchdog's signal stops it; elsewhere the clock
+    is read before and after each call.
     """
 
     def __init__(
@@ -246,6 +250,32 @@ class Guard:
                 game,
             )
 
+    def _signalled(self) -> bool:
+        """True if calls made here are timed by the watchdog's signal alone (no clock reads)."""
+        return self.clock is not None and self.clock.watches_this_thread()
+
+    def _begin(self, token: object) -> None:
+        """Start timing the call ``token``."""
+        clock = self.clock
+        if clock is None:
+            return
+        if clock.watches_this_thread():
+            clock.running = token
+        else:
+            clock.started = perf_counter()
+
+    def _end(self, token: object) -> bool:
+        """Stop timing the call ``token``; True if it ran past the limit."""
+        clock = self.clock
+        if clock is None:
+            return False
+        if clock.watches_this_thread():
+            clock.running = None
+            return clock.expired is token  # the watchdog signalled it (it may have swallowed the signal)
+        over = clock.overran()
+        clock.started = None
+        return over
+
     def call(self, seat: int, kind: str, fn: Callable[..., Any], arg: object, game: Game | None) -> Any:
         """``fn(arg)`` (``fn()`` for :data:`NO_ARGUMENT`), timed; its value, or a PlayerFault."""
         k = self.calls
@@ -254,13 +284,12 @@ class Guard:
             raise self._injected(k, seat, kind, game)
         board = self.board
         board[PHASE] = 2 * k + 1
-        clock = self.clock
+        token = object()
         value = failure = None
         over = False
         try:
             try:
-                if clock is not None:
-                    clock.started = perf_counter()
+                self._begin(token)
                 value = fn() if arg is NO_ARGUMENT else fn(arg)
             except MoveTimeout:
                 raise
@@ -272,12 +301,9 @@ class Guard:
                 # The text is read here, still timed: a __str__ that runs forever is a timeout.
                 failure = _Failure(exc)
             finally:
-                if clock is not None:
-                    over = clock.overran()
-                    clock.started = None
+                over = self._end(token)
         except MoveTimeout:
-            if clock is not None:
-                clock.started = None
+            self._end(token)
             over = True
         board[PHASE] = 2 * k + 2
         if over:
@@ -293,51 +319,120 @@ class Guard:
         """One decision, applied to ``game``: both timed, so anything the engine does with the
         returned object (unpacking it, iterating its dice, ``repr`` of it to explain why it is
         illegal) runs inside the call.  Raises a PlayerFault (``illegal`` for an action the
-        engine refuses; an illegal action changes nothing).  The hot loop: kept lean."""
+        engine refuses; an illegal action changes nothing).  :meth:`play` makes every decision
+        of a game this way."""
         k = self.calls
         self.calls = k + 1
         if k == self._next_injected:
             raise self._injected(k, seat, DECIDE, game)
-        board = self.board
-        board[0] = k + k + 1  # PHASE: call k runs
-        clock = self.clock
-        failure = None
-        applying = over = False
+        self.board[PHASE] = k + k + 1
+        token = object()
+        applying = False
         try:
             try:
-                if clock is not None:
-                    clock.started = started = perf_counter()
+                self._begin(token)
                 action = decide(view)
                 if self.watch is not None:  # a re-play looking for the call that changed a ruleset
                     self._watched(seat, game)
                 applying = True
                 game.apply(action)
-            except MoveTimeout:
-                raise
-            except KeyboardInterrupt as exc:
-                if not strategy_interrupts_are_faults:
-                    raise
-                failure = _Failure(exc)
             except BaseException as exc:
-                if isinstance(exc, PlayerFault) and not applying:
-                    raise  # the check above found a changed ruleset
-                # Read the text here, still timed: a __str__ that runs forever is a timeout.
-                failure = _Failure(exc, illegal=applying and isinstance(exc, IllegalAction))
+                fault = self._failed(exc, seat, token, applying, game)
+            else:
+                fault = self._timeout(seat, game) if self._end(token) else None
+        except MoveTimeout:  # the signal came as the call ended
+            self._end(token)
+            fault = self._timeout(seat, game)
+        self.board[PHASE] = k + k + 2
+        if fault is not None:
+            raise fault
+
+    def play(self, game: Game, deciders: Sequence[Callable[[Any], Any]]) -> None:
+        """Play ``game`` to its end, ``deciders[seat]`` deciding for each seat, every decision
+        guarded as by :meth:`move`.  The hot loop of every tournament: :meth:`move` written out
+        on local variables, with each decision's view as its token."""
+        board = self.board
+        clock = self.clock
+        signalled = self._signalled()
+        watch = self.watch
+        view = None if game.over else game.view()
+        send = None if view is None else game.sender()
+        calls = self.calls
+        try:
+            while view is not None:
+                k = calls
+                calls = k + 1
+                seat = view.seat
+                if k == self._next_injected:
+                    raise self._injected(k, seat, DECIDE, game)
+                board[0] = k + k + 1  # PHASE: call k runs
+                token = view
+                applying = False
+                try:
+                    try:
+                        if signalled:
+                            clock.running = token  # type: ignore[union-attr]
+                        elif clock is not None:
+                            clock.started = perf_counter()
+                        action = deciders[seat](view)
+                        if watch is not None:  # a re-play looking for the call that changed a ruleset
+                            self._watched(seat, game)
+                        applying = True
+                        view = send(action)  # type: ignore[misc]
+                        if type(view) is not TurnView:  # an illegal action, or the end of the game
+                            view = game.answer(view)
+                    except BaseException as exc:
+                        fault = self._failed(exc, seat, token, applying, game)
+                    else:
+                        if signalled:
+                            clock.running = None  # type: ignore[union-attr]
+                            # Signalled: it swallowed the MoveTimeout, or returned just as it came.
+                            over = clock.expired is token  # type: ignore[union-attr]
+                        else:
+                            over = self._end(token)
+                        fault = self._timeout(seat, game) if over else None
+                except MoveTimeout:  # the signal came as the call ended
+                    self._end(token)
+                    fault = self._timeout(seat, game)
+                board[0] = k + k + 2  # PHASE: call k has returned
+                if fault is not None:
+                    raise fault
+        finally:
+            self.calls = calls
+
+    def _timeout(self, seat: int, game: Game) -> PlayerFault:
+        return PlayerFault(seat, "timeout", timeout_reason(DECIDE, self.limit), game)
+
+    def _failed(
+        self, exc: BaseException, seat: int, token: object, applying: bool, game: Game
+    ) -> PlayerFault:
+        """The fault of a decision that raised ``exc``, and the end of its call.  Still timed
+        while it reads the exception's text (strategy code: a ``__str__`` that runs forever is a
+        timeout).  Raises again the user's Ctrl-C and the fault of a changed ruleset."""
+        failure = None
+        over = False
+        try:
+            try:
+                if isinstance(exc, MoveTimeout):
+                    over = True
+                elif isinstance(exc, KeyboardInterrupt) and not strategy_interrupts_are_faults:
+                    raise exc
+                elif isinstance(exc, PlayerFault) and not applying:
+                    raise exc  # the check of the ruleset found it changed
+                else:
+                    failure = _Failure(exc, illegal=applying and isinstance(exc, IllegalAction))
             finally:
-                if clock is not None:
-                    over = perf_counter() - started > self.limit  # type: ignore[operator]
-                    clock.started = None
+                over = self._end(token) or over
         except MoveTimeout:
-            if clock is not None:
-                clock.started = None
+            self._end(token)
             over = True
-        board[0] = k + k + 2  # PHASE: call k has returned
-        if over:
-            raise PlayerFault(seat, "timeout", timeout_reason(DECIDE, self.limit), game)
-        if failure is not None:
-            if failure.illegal:
-                raise PlayerFault(seat, "illegal", failure.text, game)
-            raise PlayerFault(seat, "error", failure.text, game, failure.traceback) from failure.exc
+        if over or failure is None:
+            return self._timeout(seat, game)
+        if failure.illegal:
+            return PlayerFault(seat, "illegal", failure.text, game)
+        fault = PlayerFault(seat, "error", failure.text, game, failure.traceback)
+        fault.__cause__ = failure.exc  # as `raise fault from failure.exc`
+        return fault
 
 
 class _Failure:
@@ -393,11 +488,7 @@ def play_match(
             guard.call(seat, START_GAME, start, info, None)
     deciders = [decide for _, _, decide, _ in prepared]
     game = Game(rules, n, seed, on_event=on_event, max_rounds=max_rounds)
-    move = guard.move
-    view = game.view
-    while not game.over:
-        seat = game.seat
-        move(seat, deciders[seat], view(), game)
+    guard.play(game, deciders)
     result = game.result()
     for seat, (_, _, _, end) in enumerate(prepared):
         if end is not None:

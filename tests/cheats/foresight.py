@@ -29,8 +29,10 @@ class Foresight(GreedyPlayer):
         if game is None or not honest.bank:
             return honest
         keep = next(k for k in view.legal_keeps if k.dice == honest.keep)
-        # The roll after this keep, from the game's own stream: roll on whenever it scores.
-        following = roll_key(game._stream, game._roll_index, keep.dice_left)
+        # The roll after this keep, from the game's own stream (a local of the generator that
+        # runs the game): roll on whenever it scores.
+        turn = game._steps.gi_frame.f_locals
+        following = roll_key(turn["stream"], turn["roll_index"], keep.dice_left)
         if score_table(view.rules).keeps[following]:
             return Action(honest.keep, False)
         return honest

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from arena.engine import Action, TurnView
-from arena.players.builtin.common import keeps_within_target
+from arena.players.builtin.common import most_dice_keep
 from arena.players.policy import Policy
 
 
@@ -21,5 +21,5 @@ class GreedyPlayer:
     policy = Policy(keep="most_dice", bank="threshold", bank_at=0)
 
     def decide(self, view: TurnView) -> Action:
-        keep = max(keeps_within_target(view), key=lambda k: (len(k.dice), k.points))
-        return Action(keep.dice, view.bank_allowed(keep) and not view.overshoots(keep))
+        keep = most_dice_keep(view)
+        return Action(keep.dice, view.may_bank(keep))

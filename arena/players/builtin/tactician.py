@@ -43,17 +43,13 @@ class Tactician:
     def decide(self, view: TurnView) -> Action:
         keeps = keeps_within_target(view)
         best = keeps[0]
-        if hits_target(view, best) and view.bank_allowed(best) and not view.overshoots(best):
+        if hits_target(view, best) and view.may_bank(best):
             return Action(best.dice, True)
         leader = max((s for seat, s in enumerate(view.scores) if seat != view.seat), default=0)
         if view.final_round and view.score < leader:
             # Nothing to lose: bank only once past the leader.
             past = [
-                k
-                for k in keeps
-                if view.score + view.turn_points + k.points > leader
-                and view.bank_allowed(k)
-                and not view.overshoots(k)
+                k for k in keeps if view.score + view.turn_points + k.points > leader and view.may_bank(k)
             ]
             if past:
                 return Action(max(past, key=lambda k: k.points).dice, True)
@@ -63,7 +59,7 @@ class Tactician:
         return Action(self._keep_to_roll_on(keeps).dice, False)
 
     def _should_bank(self, view: TurnView, keep: Keep, leader: int) -> bool:
-        if not view.bank_allowed(keep) or view.overshoots(keep):
+        if not view.may_bank(keep):
             return False
         limit = BANK_AT[keep.dice_left]
         gap = leader - view.score

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from arena.engine import Action, TurnView
-from arena.players.builtin.common import hits_target, keeps_within_target
+from arena.players.builtin.common import best_keep, hits_target
 from arena.players.policy import Policy
 
 
@@ -31,7 +31,7 @@ class ThresholdPlayer:
         return Policy(keep="most_points", bank="threshold", bank_at=self.bank_at, min_dice=self.min_dice)
 
     def decide(self, view: TurnView) -> Action:
-        keep = keeps_within_target(view)[0]  # legal keeps come best points first
+        keep = best_keep(view)
         total = view.turn_points + keep.points
         wants_bank = total >= self.bank_at or keep.dice_left < self.min_dice or hits_target(view, keep)
-        return Action(keep.dice, wants_bank and view.bank_allowed(keep) and not view.overshoots(keep))
+        return Action(keep.dice, wants_bank and view.may_bank(keep))
