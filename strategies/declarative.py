@@ -1,13 +1,13 @@
 """A declarative strategy: the whole play as a Policy, so it also runs in the compiled kernel.
 
 Write only the description; ``PolicyPlayer.decide`` interprets it in Python, and with numba
-installed (``pip install 'arena[fast]'``) a tournament whose every seat has a policy plays in
+installed (``pip install -e '.[fast]'`` in a checkout) a tournament whose every seat has a policy plays in
 the compiled kernel with the same games.  See docs/declarative.md for every option.
 """
 
 from __future__ import annotations
 
-from arena.players.policy import Policy, PolicyPlayer
+from arena.players import Policy, PolicyPlayer
 
 #: Turn totals at which to bank, by dice left in the cup (002 "Taktik: wann sichern?").
 BANK_AT = {1: 250, 2: 300, 3: 400, 4: 800, 5: 1500, 6: 3000}

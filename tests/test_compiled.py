@@ -288,7 +288,7 @@ def test_without_numba_why_not_compiled_says_how_to_install_and_python_still_pla
         print(len(BatchPlayer(spec).play(0, 2).rows.splitlines()))
         """
     )
-    hint = "numba is not installed: pip install 'arena[fast]' (or pip install numba)"
+    hint = "numba is not installed: pip install numba (in a checkout of arena: pip install -e '.[fast]')"
     assert out.splitlines() == [hint, "4"]
 
 

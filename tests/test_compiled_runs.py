@@ -119,7 +119,7 @@ def test_without_numba_auto_plays_in_python_and_on_says_how_to_install(tmp_path:
     assert on.returncode == 2
     assert on.stderr.strip() == (
         "arena: error: --compiled on: numba is not installed: "
-        "pip install 'arena[fast]' (or pip install numba)"
+        "pip install numba (in a checkout of arena: pip install -e '.[fast]')"
     )
     auto = arena(
         "tournament", "-p", "greedy", "-p", "threshold", "--games", "6", "--out", "auto", "--no-progress"

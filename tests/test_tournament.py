@@ -270,6 +270,7 @@ def test_faulty_strategies_lose_only_their_games(tmp_path: Path) -> None:
 
 
 # --- resume --------------------------------------------------------------------------------
+# On the Python path: compiled, these 2,000 games are over before the run can be stopped.
 SLOW_ARGS = [
     "--rules",
     "standard",
@@ -286,6 +287,8 @@ SLOW_ARGS = [
     "--batch-size",
     "50",
     "--no-progress",
+    "--compiled",
+    "off",
 ]
 
 

@@ -1,7 +1,7 @@
 """``--compiled auto|on|off``: where the games of declarative strategies are played.
 
 Games whose every seat has a declarative policy (:mod:`arena.players.policy`) can be played in
-the compiled kernel (:mod:`arena.compiled`, needs numba: ``pip install 'arena[fast]'``) with the
+the compiled kernel (:mod:`arena.compiled`, needs numba: ``pip install numba``) with the
 same rows as in Python.  ``auto`` plays them there when numba is installed and the others in
 Python; ``on`` insists (one line and exit 2 when some player or ruleset can't be compiled, or
 numba is missing); ``off`` plays everything in Python.

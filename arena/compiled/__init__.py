@@ -3,7 +3,8 @@
 Importing this package needs no numba: :func:`why_not_compiled` and :func:`compilable_players`
 say whether a tournament (or which of its players) can be played compiled, and
 :class:`CompiledGames` (imported on first use) plays games with exactly the rows and win shares
-of :class:`arena.tournament.batch.BatchPlayer`.  Install numba with ``pip install 'arena[fast]'``.
+of :class:`arena.tournament.batch.BatchPlayer`.  Install numba with ``pip install numba`` (in a
+checkout: ``pip install -e '.[fast]'``).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 #: A target above this can't be compiled: solved situations are keyed by (minimum, cap) in
 #: 24 bits each.
 MAX_TARGET = 1 << 22
-INSTALL_HINT = "numba is not installed: pip install 'arena[fast]' (or pip install numba)"
+INSTALL_HINT = "numba is not installed: pip install numba (in a checkout of arena: pip install -e '.[fast]')"
 
 
 def numba_available() -> bool:

@@ -1,7 +1,8 @@
 """Players: the Player protocol, the built-in strategies and how strategies are found.
 
 Write a strategy as a class with a ``name`` and ``decide(view) -> Action``; see
-``strategies/template.py`` for every field of the view.
+``strategies/template.py`` for every field of the view.  Or describe it as a :class:`Policy`
+(a :class:`PolicyPlayer`), which also plays in the compiled kernel (docs/declarative.md).
 """
 
 from arena.engine import Action, Keep, TurnView
@@ -14,6 +15,7 @@ from arena.players.loading import (
     load_player_spec,
 )
 from arena.players.match import PlayerFault, play_match
+from arena.players.policy import Policy, PolicyPlayer
 from arena.players.protocol import GameInfo, Player
 
 __all__ = [
@@ -25,6 +27,8 @@ __all__ = [
     "Player",
     "PlayerFault",
     "PlayerSpec",
+    "Policy",
+    "PolicyPlayer",
     "StrategyError",
     "TurnView",
     "available_strategies",
