@@ -49,7 +49,7 @@ def main() -> None:
     parser.add_argument("--million", action="store_true", help="also a 1,000,000-game compiled run")
     args = parser.parse_args()
     print("peak resident memory of `arena tournament --workers 1` (threshold vs greedy on standard)")
-    print(f"  {'':24}{'main process':>14}{'worker':>10}")
+    print(f"  {'':28}{'main process':>14}{'worker':>10}")
     runs = [("off", 10_000), ("off", 100_000), ("on", 10_000), ("on", 100_000)]
     if args.million:
         runs.append(("on", 1_000_000))
@@ -57,7 +57,7 @@ def main() -> None:
         own, workers = peak_kib(games, compiled)
         path = "compiled" if compiled == "on" else "Python"
         label = f"{path}, {games:,} games:"
-        print(f"  {label:24}{own / 1024:10.1f} MiB{workers / 1024:6.1f} MiB")
+        print(f"  {label:28}{own / 1024:10.1f} MiB{workers / 1024:6.1f} MiB")
 
 
 if __name__ == "__main__":
