@@ -24,6 +24,8 @@ import copy
 import dataclasses
 import hashlib
 import operator
+import sys
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -92,8 +94,25 @@ def compiled_games(spec: TournamentSpec) -> CompiledGames | None:
     from arena.compiled import CompiledGames
 
     kernel = CompiledGames(spec, policies)
-    kernel.load()
+    # The first load compiles (about 10 s, once: numba caches it on disk): say so on a terminal.
+    note = threading.Timer(1.0, _say_compiling) if sys.stderr.isatty() else None
+    if note is not None:
+        note.start()
+    try:
+        kernel.load()
+    finally:
+        if note is not None:
+            note.cancel()
+            note.join()  # no thread may be left when the templates are forked
     return kernel
+
+
+def _say_compiling() -> None:
+    print(
+        "compiling the kernel for declarative strategies (once, about 10 s; cached on disk) ...",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 class BatchPlayer:
