@@ -21,6 +21,7 @@ or machine is not comparable).
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import time
 from collections.abc import Sequence
@@ -152,8 +153,6 @@ def machine() -> str:
                     break
     except OSError:
         pass
-    import os
-
     return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 

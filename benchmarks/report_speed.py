@@ -13,8 +13,6 @@ two cores; ``--cache DIR`` keeps them for the next time.  Each report is timed b
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -22,25 +20,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from bare_loop import machine
+
 from arena.analysis.reports import write_reports
 
 ARENA = str(Path(sys.executable).parent / "arena")
 TWO = ["-p", "threshold", "-p", "greedy", "--rules", "standard", "--games", "200000", "--seed", "1"]
 FOUR = ["-p", "threshold", "-p", "greedy", "-p", "tactician", "-p", "random", "--rules", "standard"]
 FOUR += ["--format", "free-for-all", "--games", "20000", "--seed", "3"]
-
-
-def machine() -> str:
-    """The CPU model (from /proc/cpuinfo where there is one) and the number of cores."""
-    model = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
 def played(folder: Path, args: list[str]) -> Path:

@@ -220,20 +220,6 @@ class GameBlock:
     fault: np.ndarray
     faults: pd.DataFrame
 
-    _ARRAYS = (
-        "ruleset",
-        "game",
-        "deal",
-        "seat",
-        "player",
-        "score",
-        "rank",
-        "win",
-        "turns",
-        "farkles",
-        "fault",
-    )
-
     def __len__(self) -> int:
         return len(self.game)
 

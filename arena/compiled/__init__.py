@@ -9,7 +9,6 @@ checkout: ``pip install -e '.[fast]'``).
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import os
 import pickle
@@ -17,7 +16,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any
 
-from arena.players.loading import LOAD_TIMEOUT, PlayerSpec, _kill_group, _read_reply, described
+from arena.players.loading import LOAD_TIMEOUT, PlayerSpec, described, in_child
 from arena.players.policy import Policy, policy_of
 
 if TYPE_CHECKING:
@@ -32,7 +31,6 @@ INSTALL_HINT = "numba is not installed: pip install numba (in a checkout of aren
 
 def numba_available() -> bool:
     """True if numba can be imported (a ``None`` entry in sys.modules counts as missing)."""
-    import sys
 
     if "numba" in sys.modules:
         return sys.modules["numba"] is not None
@@ -81,34 +79,8 @@ def _read_here(player: PlayerSpec) -> tuple[Policy | None, str]:
 
 
 def _read_in_child(player: PlayerSpec, timeout: float) -> tuple[Policy | None, str]:
-    """:func:`_read_here` in a forked child (its own process group, killed after ``timeout``)."""
-    for stream in (sys.stdout, sys.stderr):  # else the child would write our pending output again
-        with contextlib.suppress(Exception):
-            stream.flush()
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: read the policy, send it (hex, one line), leave without cleaning up
-        status = 0
-        try:
-            os.close(read_end)
-            with contextlib.suppress(OSError):
-                os.setpgid(0, 0)
-            reply = pickle.dumps(_read_here(player)).hex().encode() + b"\n"
-            while reply:
-                reply = reply[os.write(write_end, reply) :]
-        except BaseException:
-            status = 70
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    with contextlib.suppress(OSError):
-        os.setpgid(pid, pid)
-    try:
-        reply, in_time = _read_reply(read_end, timeout)
-    finally:
-        os.close(read_end)
-        _kill_group(pid)
-        os.waitpid(pid, 0)
+    """:func:`_read_here` in a forked child (:func:`arena.players.loading.in_child`)."""
+    reply, in_time, _status = in_child(lambda: pickle.dumps(_read_here(player)).hex().encode(), timeout)
     if not in_time:
         return None, f"took longer than {timeout:g} s to be made and read its policy"
     try:

@@ -27,6 +27,7 @@ import sys
 import threading
 import time
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -219,22 +220,25 @@ def _try_player(cls: type, params: dict[str, Any], ref: str) -> tuple[str, str]:
     return "ok", name
 
 
-def _try_player_in_child(cls: type, params: dict[str, Any], ref: str, timeout: float) -> tuple[str, str]:
-    """:func:`_try_player` in a forked child, killed (with its process group) after ``timeout``."""
+def in_child(reply: Callable[[], bytes], timeout: float) -> tuple[bytes, bool, int]:
+    """``reply()`` in a forked child that is the leader of its own process group, killed with
+    the group after ``timeout`` seconds.  Returns what it sent (up to a newline), whether it
+    answered in time, and its wait status: nothing it does (sleep, ``sys.exit``, ``os._exit``, a
+    crash) reaches this process."""
     for stream in (sys.stdout, sys.stderr):  # else the child would write our pending output again
         with contextlib.suppress(Exception):
             stream.flush()
     read_end, write_end = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: build the player, send the outcome, and leave without cleaning up
+    if pid == 0:  # the child: send the reply on one line, and leave without cleaning up
         status = 0
         try:
             os.close(read_end)
             with contextlib.suppress(OSError):
                 os.setpgid(0, 0)  # its own group, so anything it starts is killed with it
-            reply = json.dumps(_try_player(cls, params, ref)).encode() + b"\n"
-            while reply:
-                reply = reply[os.write(write_end, reply) :]
+            data = reply() + b"\n"
+            while data:
+                data = data[os.write(write_end, data) :]
             for stream in (sys.stdout, sys.stderr):
                 with contextlib.suppress(Exception):
                     stream.flush()
@@ -246,11 +250,19 @@ def _try_player_in_child(cls: type, params: dict[str, Any], ref: str, timeout: f
     with contextlib.suppress(OSError):
         os.setpgid(pid, pid)  # as the child does: whichever runs first, the group exists
     try:
-        reply_bytes, in_time = _read_reply(read_end, timeout)
+        data, in_time = _read_reply(read_end, timeout)
     finally:
         os.close(read_end)
         _kill_group(pid)
         _, status = os.waitpid(pid, 0)
+    return data, in_time, status
+
+
+def _try_player_in_child(cls: type, params: dict[str, Any], ref: str, timeout: float) -> tuple[str, str]:
+    """:func:`_try_player` in a forked child (:func:`in_child`)."""
+    reply_bytes, in_time, status = in_child(
+        lambda: json.dumps(_try_player(cls, params, ref)).encode(), timeout
+    )
     if not in_time:
         return "error", f"{ref}: creating the player took longer than {timeout:g} s (the move timeout)"
     try:
