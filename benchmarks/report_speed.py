@@ -80,12 +80,22 @@ def main() -> None:
             ("2 players, 10,000 games", first_games(two, scratch / "two-10k", 10_000, 2), 10_000, 2),
             ("2 players, 100,000 games", first_games(two, scratch / "two-100k", 100_000, 2), 100_000, 2),
             ("2 players, 200,000 games", two, 200_000, 2),
+            ("4-player free-for-all, 5,000", first_games(four, scratch / "ffa4-5k", 5_000, 4), 5_000, 4),
             ("4-player free-for-all, 20,000", four, 20_000, 4),
         ]
         print(f"{'run':<32} {'seconds':>8} {'us/game':>8} {'us/row':>7}")
+        seconds = {}
         for label, folder, games, seats in runs:
-            seconds, per_game = cost(folder, games, args.repeat)
-            print(f"{label:<32} {seconds:8.3f} {per_game:8.2f} {per_game / seats:7.2f}")
+            seconds[label], per_game = cost(folder, games, args.repeat)
+            print(f"{label:<32} {seconds[label]:8.3f} {per_game:8.2f} {per_game / seats:7.2f}")
+        # What each further game costs: the growth between two sizes of one run, without the
+        # fixed cost of a report (reading the spec, fitting the ratings, writing the files).
+        for small, big, games, seats in (
+            ("2 players, 100,000 games", "2 players, 200,000 games", 100_000, 2),
+            ("4-player free-for-all, 5,000", "4-player free-for-all, 20,000", 15_000, 4),
+        ):
+            growth = (seconds[big] - seconds[small]) / games * 1e6
+            print(f"growth per game, {small.split(',')[0]}: {growth:.2f} us ({growth / seats:.2f} per row)")
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
