@@ -203,6 +203,10 @@ def play_games(
     leaders = np.zeros(n, np.int64)
     po_points = np.zeros(n, np.int64)
     winners = np.zeros(n, np.bool_)
+    # 6**n per dice count as a table: numba computes ``6**to_roll`` with a power loop per roll.
+    faces = np.empty(outcome_off.shape[0] - 1, np.uint64)
+    for d in range(faces.shape[0]):
+        faces[d] = np.uint64(outcome_off[d + 1] - outcome_off[d])
     for gi in range(first, g_count):
         ri = game_rulesets[gi]
         dice = rules[ri, R_DICE]
@@ -318,7 +322,7 @@ def play_games(
             while True:
                 draw = mix(stream + np.uint64(roll_index + 1) * GOLDEN)
                 roll_index += 1
-                roll = outcome[outcome_off[to_roll] + np.int64(draw % np.uint64(6**to_roll))]
+                roll = outcome[outcome_off[to_roll] + np.int64(draw % faces[to_roll])]
                 kc = keep_count[ri, roll]
                 if kc == 0:
                     farkled = True
