@@ -296,6 +296,30 @@ def play_games(
             # ---- one turn of `seat`
             p = game_seats[gi, seat]
             keep_rule = pol_keep[p]
+            # The policy's fields and the leader are fixed for the turn: read once, not per decision.
+            bank_rule = pol_bank[p]
+            on_target = pol_on_target[p] != 0
+            min_dice = pol_min[p]
+            roll_keep = pol_score[p, P_ROLL_KEEP]
+            worth = pol_score[p, P_DIE_WORTH]
+            leader = 0  # the top score among the other seats
+            for s in range(n):
+                if s != seat and scores[s] > leader:
+                    leader = scores[s]
+            catch_up = pol_score[p, P_CATCH_UP] != 0 and final_left >= 0 and scores[seat] < leader
+            # bank_at's scale for this turn (lead_margin, behind_scale, ahead_scale), 1/1 for none.
+            scale_num = 1
+            scale_den = 1
+            if bank_rule == B_THRESHOLD:
+                margin = target * pol_score[p, P_MARGIN_NUM] // pol_score[p, P_MARGIN_DEN]
+                gap = leader - scores[seat]
+                if gap > margin:
+                    scale_num = pol_score[p, P_BEHIND_NUM]
+                    scale_den = pol_score[p, P_BEHIND_DEN]
+                elif -gap > margin:
+                    scale_num = pol_score[p, P_AHEAD_NUM]
+                    scale_den = pol_score[p, P_AHEAD_DEN]
+            scaled = scale_num != 1 or scale_den != 1
             stream = mix(bases[seat] + GOLDEN + np.uint64(turns[seat]))
             turns[seat] += 1
             if playoff:
@@ -357,7 +381,6 @@ def play_games(
                         for c in range(ks, ks + kc):
                             if base + k_points[c] <= target:
                                 restrict = True
-                    worth = pol_score[p, P_DIE_WORTH]
                     if keep_rule == K_RANDOM:
                         draws[seat] += 1
                         k = ks + np.int64(_draw(strat_seeds[gi, seat], draws[seat]) % np.uint64(kc))
@@ -367,24 +390,18 @@ def play_games(
                     left = k_left[k]
                     allowed = not (k_hot[k] and must_roll) and total >= minimum
                     over = exact and not playoff and score + total > target
-                    bank_rule = pol_bank[p]
-                    leader = 0  # the top score among the other seats
-                    for s in range(n):
-                        if s != seat and scores[s] > leader:
-                            leader = scores[s]
                     decided = False
                     if bank_rule == B_RANDOM:
                         decided = True
                         if allowed:
                             draws[seat] += 1
                             bank = _draw(strat_seeds[gi, seat], draws[seat]) < _HALF
-                    if not decided and pol_on_target[p] != 0 and allowed and not over:
+                    if not decided and on_target and allowed and not over:
                         reach = score + total
                         hits = reach == target if exact else reach >= target
                         if hits:
                             decided = True
                             bank = True
-                    catch_up = pol_score[p, P_CATCH_UP] != 0 and final_left >= 0 and score < leader
                     if not decided and catch_up:
                         # Catch-up: bank the most points among the keeps that get past the leader.
                         decided = True
@@ -405,20 +422,15 @@ def play_games(
                     if not decided:
                         if bank_rule == B_THRESHOLD:
                             limit = pol_at[p, left]
-                            margin = target * pol_score[p, P_MARGIN_NUM] // pol_score[p, P_MARGIN_DEN]
-                            gap = leader - score
-                            if gap > margin:
-                                limit = limit * pol_score[p, P_BEHIND_NUM] // pol_score[p, P_BEHIND_DEN]
-                            elif -gap > margin:
-                                limit = limit * pol_score[p, P_AHEAD_NUM] // pol_score[p, P_AHEAD_DEN]
+                            if scaled:
+                                limit = limit * scale_num // scale_den
                             wants = total >= limit
                         else:
                             col = min(total // POINT_STEP, pol_table_cols[p] - 1)
                             wants = pol_table[pol_table_off[p] + (left - 1) * pol_table_cols[p] + col] != 0
-                        if not wants and left < pol_min[p]:
+                        if not wants and left < min_dice:
                             wants = True
                         bank = wants and allowed and not over
-                    roll_keep = pol_score[p, P_ROLL_KEEP]
                     if not bank and roll_keep >= 0:
                         if roll_keep == K_RANDOM:
                             draws[seat] += 1
