@@ -150,6 +150,30 @@ def _pick(rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth
     return k
 
 
+@njit(cache=True, inline="always")
+def _keep_by(rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth, picked):
+    """_pick, answered from ``picked[rule, ks]`` (the unrestricted pick of most/fewest dice, see
+    _picks) when it can be: saves the loop over the keeps per decision."""
+    if not restrict and (rule == K_MOST_DICE or rule == K_FEWEST_DICE or rule == K_MOST_POINTS):
+        return picked[rule, ks]
+    return _pick(rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth)
+
+
+@njit(cache=True)
+def _picks(keep_start, keep_count, k_points, k_ndice, k_left):
+    """The keep each of most points, most dice and fewest dice picks among all keeps of a roll,
+    by the index of the roll's first keep (a roll's keeps are one range of the flat arrays)."""
+    picked = np.zeros((K_FEWEST_DICE + 1, max(k_points.shape[0], 1)), np.int64)
+    for ri in range(keep_start.shape[0]):
+        for roll in range(keep_start.shape[1]):
+            kc = keep_count[ri, roll]
+            if kc > 0:
+                ks = keep_start[ri, roll]
+                for rule in range(K_FEWEST_DICE + 1):
+                    picked[rule, ks] = _pick(rule, ks, kc, False, 0, 0, k_points, k_ndice, k_left, 0)
+    return picked
+
+
 @njit(cache=True)
 def play_games(
     seeds,
@@ -207,6 +231,7 @@ def play_games(
     faces = np.empty(outcome_off.shape[0] - 1, np.uint64)
     for d in range(faces.shape[0]):
         faces[d] = np.uint64(outcome_off[d + 1] - outcome_off[d])
+    picked = _picks(keep_start, keep_count, k_points, k_ndice, k_left)
     for gi in range(first, g_count):
         ri = game_rulesets[gi]
         dice = rules[ri, R_DICE]
@@ -385,7 +410,9 @@ def play_games(
                         draws[seat] += 1
                         k = ks + np.int64(_draw(strat_seeds[gi, seat], draws[seat]) % np.uint64(kc))
                     else:
-                        k = _pick(keep_rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth)
+                        k = _keep_by(
+                            keep_rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth, picked
+                        )
                     total = turn_points + k_points[k]
                     left = k_left[k]
                     allowed = not (k_hot[k] and must_roll) and total >= minimum
@@ -436,8 +463,8 @@ def play_games(
                             draws[seat] += 1
                             k = ks + np.int64(_draw(strat_seeds[gi, seat], draws[seat]) % np.uint64(kc))
                         else:
-                            k = _pick(
-                                roll_keep, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth
+                            k = _keep_by(
+                                roll_keep, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth, picked
                             )
                 # apply the decision
                 total = turn_points + k_points[k]
