@@ -154,7 +154,7 @@ def _pick(rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth
 def _keep_by(rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth, picked):
     """_pick, answered from ``picked[rule, ks]`` (the unrestricted pick of most/fewest dice, see
     _picks) when it can be: saves the loop over the keeps per decision."""
-    if not restrict and (rule == K_MOST_DICE or rule == K_FEWEST_DICE or rule == K_MOST_POINTS):
+    if not restrict and rule <= K_FEWEST_DICE:  # the codes 0..2: most points, most dice, fewest dice
         return picked[rule, ks]
     return _pick(rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth)
 
@@ -411,8 +411,9 @@ def play_games(
                         k = ks + np.int64(_draw(strat_seeds[gi, seat], draws[seat]) % np.uint64(kc))
                     else:
                         k = _keep_by(
-                            keep_rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth, picked
-                        )
+                            keep_rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth,
+                            picked,
+                        )  # fmt: skip
                     total = turn_points + k_points[k]
                     left = k_left[k]
                     allowed = not (k_hot[k] and must_roll) and total >= minimum
@@ -464,8 +465,9 @@ def play_games(
                             k = ks + np.int64(_draw(strat_seeds[gi, seat], draws[seat]) % np.uint64(kc))
                         else:
                             k = _keep_by(
-                                roll_keep, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth, picked
-                            )
+                                roll_keep, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth,
+                                picked,
+                            )  # fmt: skip
                 # apply the decision
                 total = turn_points + k_points[k]
                 if exact and not playoff and score + total > target:
