@@ -585,15 +585,20 @@ def format_rows(
     pos = 0
     for gi in range(games.shape[0]):
         ri = game_rulesets[gi]
+        # Ruleset, game, deal and seed are the same in every seat's row: formatted once, then copied.
+        lead = pos
+        pos = _put_bytes(buf, pos, r_text, r_off[ri], r_off[ri + 1])
+        buf[pos] = 44
+        pos = _put_uint(buf, pos + 1, np.uint64(games[gi]))
+        buf[pos] = 44
+        pos = _put_uint(buf, pos + 1, np.uint64(deals[gi]))
+        buf[pos] = 44
+        pos = _put_uint(buf, pos + 1, seeds[gi])
+        buf[pos] = 44
+        lead_end = pos + 1
         for s in range(n):
-            pos = _put_bytes(buf, pos, r_text, r_off[ri], r_off[ri + 1])
-            buf[pos] = 44
-            pos = _put_uint(buf, pos + 1, np.uint64(games[gi]))
-            buf[pos] = 44
-            pos = _put_uint(buf, pos + 1, np.uint64(deals[gi]))
-            buf[pos] = 44
-            pos = _put_uint(buf, pos + 1, seeds[gi])
-            buf[pos] = 44
+            if s > 0:
+                pos = _put_bytes(buf, pos, buf, lead, lead_end) - 1
             pos = _put_uint(buf, pos + 1, np.uint64(s))
             buf[pos] = 44
             p = game_seats[gi, s]
