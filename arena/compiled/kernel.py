@@ -150,6 +150,30 @@ def _pick(rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth
     return k
 
 
+@njit(cache=True, inline="always")
+def _keep_by(rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth, picked):
+    """_pick, answered from ``picked[rule, ks]`` (the unrestricted pick of most/fewest dice, see
+    _picks) when it can be: saves the loop over the keeps per decision."""
+    if not restrict and rule <= K_FEWEST_DICE:  # the codes 0..2: most points, most dice, fewest dice
+        return picked[rule, ks]
+    return _pick(rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth)
+
+
+@njit(cache=True)
+def _picks(keep_start, keep_count, k_points, k_ndice, k_left):
+    """The keep each of most points, most dice and fewest dice picks among all keeps of a roll,
+    by the index of the roll's first keep (a roll's keeps are one range of the flat arrays)."""
+    picked = np.zeros((K_FEWEST_DICE + 1, max(k_points.shape[0], 1)), np.int64)
+    for ri in range(keep_start.shape[0]):
+        for roll in range(keep_start.shape[1]):
+            kc = keep_count[ri, roll]
+            if kc > 0:
+                ks = keep_start[ri, roll]
+                for rule in range(K_FEWEST_DICE + 1):
+                    picked[rule, ks] = _pick(rule, ks, kc, False, 0, 0, k_points, k_ndice, k_left, 0)
+    return picked
+
+
 @njit(cache=True)
 def play_games(
     seeds,
@@ -203,6 +227,11 @@ def play_games(
     leaders = np.zeros(n, np.int64)
     po_points = np.zeros(n, np.int64)
     winners = np.zeros(n, np.bool_)
+    # 6**n per dice count as a table: numba computes ``6**to_roll`` with a power loop per roll.
+    faces = np.empty(outcome_off.shape[0] - 1, np.uint64)
+    for d in range(faces.shape[0]):
+        faces[d] = np.uint64(outcome_off[d + 1] - outcome_off[d])
+    picked = _picks(keep_start, keep_count, k_points, k_ndice, k_left)
     for gi in range(first, g_count):
         ri = game_rulesets[gi]
         dice = rules[ri, R_DICE]
@@ -292,6 +321,30 @@ def play_games(
             # ---- one turn of `seat`
             p = game_seats[gi, seat]
             keep_rule = pol_keep[p]
+            # The policy's fields and the leader are fixed for the turn: read once, not per decision.
+            bank_rule = pol_bank[p]
+            on_target = pol_on_target[p] != 0
+            min_dice = pol_min[p]
+            roll_keep = pol_score[p, P_ROLL_KEEP]
+            worth = pol_score[p, P_DIE_WORTH]
+            leader = 0  # the top score among the other seats
+            for s in range(n):
+                if s != seat and scores[s] > leader:
+                    leader = scores[s]
+            catch_up = pol_score[p, P_CATCH_UP] != 0 and final_left >= 0 and scores[seat] < leader
+            # bank_at's scale for this turn (lead_margin, behind_scale, ahead_scale), 1/1 for none.
+            scale_num = 1
+            scale_den = 1
+            if bank_rule == B_THRESHOLD:
+                margin = target * pol_score[p, P_MARGIN_NUM] // pol_score[p, P_MARGIN_DEN]
+                gap = leader - scores[seat]
+                if gap > margin:
+                    scale_num = pol_score[p, P_BEHIND_NUM]
+                    scale_den = pol_score[p, P_BEHIND_DEN]
+                elif -gap > margin:
+                    scale_num = pol_score[p, P_AHEAD_NUM]
+                    scale_den = pol_score[p, P_AHEAD_DEN]
+            scaled = scale_num != 1 or scale_den != 1
             stream = mix(bases[seat] + GOLDEN + np.uint64(turns[seat]))
             turns[seat] += 1
             if playoff:
@@ -318,7 +371,7 @@ def play_games(
             while True:
                 draw = mix(stream + np.uint64(roll_index + 1) * GOLDEN)
                 roll_index += 1
-                roll = outcome[outcome_off[to_roll] + np.int64(draw % np.uint64(6**to_roll))]
+                roll = outcome[outcome_off[to_roll] + np.int64(draw % faces[to_roll])]
                 kc = keep_count[ri, roll]
                 if kc == 0:
                     farkled = True
@@ -353,34 +406,30 @@ def play_games(
                         for c in range(ks, ks + kc):
                             if base + k_points[c] <= target:
                                 restrict = True
-                    worth = pol_score[p, P_DIE_WORTH]
                     if keep_rule == K_RANDOM:
                         draws[seat] += 1
                         k = ks + np.int64(_draw(strat_seeds[gi, seat], draws[seat]) % np.uint64(kc))
                     else:
-                        k = _pick(keep_rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth)
+                        k = _keep_by(
+                            keep_rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth,
+                            picked,
+                        )  # fmt: skip
                     total = turn_points + k_points[k]
                     left = k_left[k]
                     allowed = not (k_hot[k] and must_roll) and total >= minimum
                     over = exact and not playoff and score + total > target
-                    bank_rule = pol_bank[p]
-                    leader = 0  # the top score among the other seats
-                    for s in range(n):
-                        if s != seat and scores[s] > leader:
-                            leader = scores[s]
                     decided = False
                     if bank_rule == B_RANDOM:
                         decided = True
                         if allowed:
                             draws[seat] += 1
                             bank = _draw(strat_seeds[gi, seat], draws[seat]) < _HALF
-                    if not decided and pol_on_target[p] != 0 and allowed and not over:
+                    if not decided and on_target and allowed and not over:
                         reach = score + total
                         hits = reach == target if exact else reach >= target
                         if hits:
                             decided = True
                             bank = True
-                    catch_up = pol_score[p, P_CATCH_UP] != 0 and final_left >= 0 and score < leader
                     if not decided and catch_up:
                         # Catch-up: bank the most points among the keeps that get past the leader.
                         decided = True
@@ -401,28 +450,24 @@ def play_games(
                     if not decided:
                         if bank_rule == B_THRESHOLD:
                             limit = pol_at[p, left]
-                            margin = target * pol_score[p, P_MARGIN_NUM] // pol_score[p, P_MARGIN_DEN]
-                            gap = leader - score
-                            if gap > margin:
-                                limit = limit * pol_score[p, P_BEHIND_NUM] // pol_score[p, P_BEHIND_DEN]
-                            elif -gap > margin:
-                                limit = limit * pol_score[p, P_AHEAD_NUM] // pol_score[p, P_AHEAD_DEN]
+                            if scaled:
+                                limit = limit * scale_num // scale_den
                             wants = total >= limit
                         else:
                             col = min(total // POINT_STEP, pol_table_cols[p] - 1)
                             wants = pol_table[pol_table_off[p] + (left - 1) * pol_table_cols[p] + col] != 0
-                        if not wants and left < pol_min[p]:
+                        if not wants and left < min_dice:
                             wants = True
                         bank = wants and allowed and not over
-                    roll_keep = pol_score[p, P_ROLL_KEEP]
                     if not bank and roll_keep >= 0:
                         if roll_keep == K_RANDOM:
                             draws[seat] += 1
                             k = ks + np.int64(_draw(strat_seeds[gi, seat], draws[seat]) % np.uint64(kc))
                         else:
-                            k = _pick(
-                                roll_keep, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth
-                            )
+                            k = _keep_by(
+                                roll_keep, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth,
+                                picked,
+                            )  # fmt: skip
                 # apply the decision
                 total = turn_points + k_points[k]
                 if exact and not playoff and score + total > target:
@@ -540,15 +585,20 @@ def format_rows(
     pos = 0
     for gi in range(games.shape[0]):
         ri = game_rulesets[gi]
+        # Ruleset, game, deal and seed are the same in every seat's row: formatted once, then copied.
+        lead = pos
+        pos = _put_bytes(buf, pos, r_text, r_off[ri], r_off[ri + 1])
+        buf[pos] = 44
+        pos = _put_uint(buf, pos + 1, np.uint64(games[gi]))
+        buf[pos] = 44
+        pos = _put_uint(buf, pos + 1, np.uint64(deals[gi]))
+        buf[pos] = 44
+        pos = _put_uint(buf, pos + 1, seeds[gi])
+        buf[pos] = 44
+        lead_end = pos + 1
         for s in range(n):
-            pos = _put_bytes(buf, pos, r_text, r_off[ri], r_off[ri + 1])
-            buf[pos] = 44
-            pos = _put_uint(buf, pos + 1, np.uint64(games[gi]))
-            buf[pos] = 44
-            pos = _put_uint(buf, pos + 1, np.uint64(deals[gi]))
-            buf[pos] = 44
-            pos = _put_uint(buf, pos + 1, seeds[gi])
-            buf[pos] = 44
+            if s > 0:
+                pos = _put_bytes(buf, pos, buf, lead, lead_end) - 1
             pos = _put_uint(buf, pos + 1, np.uint64(s))
             buf[pos] = 44
             p = game_seats[gi, s]
