@@ -232,88 +232,88 @@ class BatchPlayer:
         guard: Guard,
         pool: SeatPool | None,
     ) -> None:
-        spec = self.spec
-        slot_of = self.schedule.slot
-        max_rounds = spec.max_rounds
-        board = guard.board
-        isolated = self._isolated
         # The games the kernel can play: played at once, as they run no strategy code and so
         # don't depend on the Python games around them; skipped when re-played for state.
         compiled = self._compiled_rows(first, emit_from, stop)
         parts: list[str] = []
         shares: list[tuple[float, ...]] = []
-        details: list[FaultDetail] = []
-        faults = 0
+        details: list[FaultDetail] = []  # one per faulted game of the piece
         piece_start = emit_from
         for game in range(first, stop):
             if game in compiled:
                 if game < emit_from:
                     continue
                 text, share = compiled[game]
-                parts.append(text)
-                shares.append(share)
-                if (every is not None and game + 1 - piece_start >= every) or game + 1 == stop:
-                    send(
-                        BatchResult(
-                            piece_start, game + 1, "".join(parts), faults, tuple(shares), tuple(details)
-                        )
-                    )
-                    parts, shares, details, faults = [], [], [], 0
-                    piece_start = game + 1
-                continue
-            board[GAME] = game
-            slot = slot_of(game)
-            index = slot.ruleset
-            rules = self._rules[index]
-            if game in careful:
-                guard.watch = lambda index=index: self._changed(index)
-            seated: list | None = None
-            try:
-                seated = []
-                for seat, player in enumerate(slot.seats):
-                    if pool is not None and isolated[player]:
-                        # Starting a seat process is arena's time, not the strategy's: untimed
-                        # here, under its own deadline (SeatLimits.start_seconds).
-                        try:
-                            seated.append(pool.seat(player))
-                        except ReportedFailure as failure:
-                            raise PlayerFault(seat, failure.status, failure.reason) from None
-                    else:
-                        seated.append(
-                            guard.call(seat, CREATE, spec.players[player].create, NO_ARGUMENT, None)
-                        )
-                result = play_match(rules, seated, slot.seed, max_rounds=max_rounds, guard=guard)
-                fault = None
-            except PlayerFault as caught:
-                fault, result = caught, None
-            guard.watch = None
-            del seated
-            if self._changed(index):
-                if on_changed_rules is not None and game not in careful:
-                    on_changed_rules(game)
-                self._rules[index] = copy_ruleset(spec.rulesets[index], self._pristine[index])
-            if game < emit_from:
-                continue
-            names = [self._player_fields[i] for i in slot.seats]
-            ruleset = self._ruleset_fields[index]
-            if fault is not None:
-                faults += 1
-                label = spec.labels[slot.seats[fault.seat]]
-                details.append(
-                    FaultDetail(game, fault.seat, label, fault.status, fault.reason, fault.traceback_text)
-                )
-                parts.append(_fault(ruleset, game, slot.deal, slot.seed, names, fault))
-                shares.append(fault_shares(len(names), fault.seat))
             else:
-                assert result is not None
-                parts.append(game_rows(ruleset, game, slot.deal, slot.seed, names, result))
-                shares.append(result.win_shares)
+                played = self._play_game(game, emit_from, careful, on_changed_rules, guard, pool)
+                if played is None:
+                    continue
+                text, share, detail = played
+                if detail is not None:
+                    details.append(detail)
+            parts.append(text)
+            shares.append(share)
             if (every is not None and game + 1 - piece_start >= every) or game + 1 == stop:
                 send(
-                    BatchResult(piece_start, game + 1, "".join(parts), faults, tuple(shares), tuple(details))
+                    BatchResult(
+                        piece_start, game + 1, "".join(parts), len(details), tuple(shares), tuple(details)
+                    )
                 )
-                parts, shares, details, faults = [], [], [], 0
+                parts, shares, details = [], [], []
                 piece_start = game + 1
+
+    def _play_game(
+        self,
+        game: int,
+        emit_from: int,
+        careful: frozenset[int],
+        on_changed_rules: Callable[[int], None] | None,
+        guard: Guard,
+        pool: SeatPool | None,
+    ) -> tuple[str, tuple[float, ...], FaultDetail | None] | None:
+        """Play ``game`` in Python: its rows, win shares and fault (None if none); None for a
+        game before ``emit_from`` (played only for the state it leaves)."""
+        spec = self.spec
+        guard.board[GAME] = game
+        slot = self.schedule.slot(game)
+        index = slot.ruleset
+        rules = self._rules[index]
+        if game in careful:
+            guard.watch = lambda index=index: self._changed(index)
+        seated: list | None = None
+        try:
+            seated = []
+            for seat, player in enumerate(slot.seats):
+                if pool is not None and self._isolated[player]:
+                    # Starting a seat process is arena's time, not the strategy's: untimed
+                    # here, under its own deadline (SeatLimits.start_seconds).
+                    try:
+                        seated.append(pool.seat(player))
+                    except ReportedFailure as failure:
+                        raise PlayerFault(seat, failure.status, failure.reason) from None
+                else:
+                    seated.append(guard.call(seat, CREATE, spec.players[player].create, NO_ARGUMENT, None))
+            result = play_match(rules, seated, slot.seed, max_rounds=spec.max_rounds, guard=guard)
+            fault = None
+        except PlayerFault as caught:
+            fault, result = caught, None
+        guard.watch = None
+        del seated
+        if self._changed(index):
+            if on_changed_rules is not None and game not in careful:
+                on_changed_rules(game)
+            self._rules[index] = copy_ruleset(spec.rulesets[index], self._pristine[index])
+        if game < emit_from:
+            return None
+        names = [self._player_fields[i] for i in slot.seats]
+        ruleset = self._ruleset_fields[index]
+        if fault is not None:
+            label = spec.labels[slot.seats[fault.seat]]
+            detail = FaultDetail(game, fault.seat, label, fault.status, fault.reason, fault.traceback_text)
+            text = _fault(ruleset, game, slot.deal, slot.seed, names, fault)
+            return text, fault_shares(len(names), fault.seat), detail
+        assert result is not None
+        return game_rows(ruleset, game, slot.deal, slot.seed, names, result), result.win_shares, None
 
     def _compiled_rows(
         self, first: int, emit_from: int, stop: int
