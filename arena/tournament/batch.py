@@ -1,7 +1,10 @@
 """Play a range of scheduled games and return their rows: the work one process does.
 
-Each game gets fresh player objects, and every call into a strategy goes through a
-:class:`~arena.players.match.Guard`, so a faulty strategy loses only the game it broke.
+Games whose every seat has a declarative policy are played in the compiled kernel
+(:mod:`arena.compiled`, with ``spec.compiled``), which runs no strategy code and gives the same
+rows.  Every other game is played in Python: it gets fresh player objects, and every call into a
+strategy goes through a :class:`~arena.players.match.Guard`, so a faulty strategy loses only the
+game it broke.
 
 What a strategy may keep, and for how long: instance attributes live for one game (each game
 makes new objects).  Class attributes and module globals live as long as the process that

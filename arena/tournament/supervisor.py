@@ -9,6 +9,10 @@ The processes of a local run::
        └─ chunk       one per chunk of ``spec.chunk_games`` consecutive games (and per
                       re-play), forked from the template, leader of its own process group
 
+When the compiled kernel plays every game (:attr:`~arena.tournament.batch.BatchPlayer.compiled_only`),
+no strategy code runs anywhere after the policies are read: the template plays its jobs itself,
+with no chunk process to fork or supervise, and a job may hold several chunks (:meth:`ChunkPool._job_games`).
+
 **Fresh state per chunk.**  A chunk always holds the same games and always starts from the same
 clean template, so a strategy's class attributes and module globals are reset at every chunk
 boundary and games.csv has the same bytes for any ``--workers`` or batch size.  What a strategy
@@ -124,7 +128,7 @@ class ChunkPool:
         self.kernel = compiled_games(spec)
         self.workers = max(1, workers)
         try:
-            for _ in range(max(1, workers)):
+            for _ in range(self.workers):
                 self.templates.append(self._fork_template())
         except BaseException:
             self.close(graceful=False)
