@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from arena.cli.output import fail
+
+if TYPE_CHECKING:
+    from arena.tournament.spec import TournamentSpec
 
 COMPILED_MODES = ("auto", "on", "off")
 
@@ -33,7 +36,7 @@ def compiled_option(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
-def wants_compiled(mode: str, spec: Any) -> bool:
+def wants_compiled(mode: str, spec: TournamentSpec) -> bool:
     """Whether to play ``spec``'s games compiled where possible; exits with one line when
     ``mode`` is ``on`` and some game can't be."""
     if mode == "off":
@@ -48,6 +51,6 @@ def wants_compiled(mode: str, spec: Any) -> bool:
     return numba_available()
 
 
-def with_compiled(mode: str, spec: Any) -> Any:
+def with_compiled(mode: str, spec: TournamentSpec) -> TournamentSpec:
     """``spec`` with its ``compiled`` flag set for ``mode`` (see :func:`wants_compiled`)."""
     return dataclasses.replace(spec, compiled=wants_compiled(mode, spec))
