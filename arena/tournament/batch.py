@@ -30,41 +30,19 @@ import operator
 import sys
 import threading
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from arena.engine import Ruleset
 from arena.players import PlayerFault, play_match
 from arena.players.match import CREATE, GAME, NO_ARGUMENT, Guard, ReportedFailure
 from arena.sandbox import NOWHERE, SeatPlace, SeatPool
+from arena.tournament.results import BatchResult, FaultDetail
 from arena.tournament.rows import csv_field, fault_rows, fault_shares, game_rows
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import TournamentSpec
 
 if TYPE_CHECKING:
     from arena.compiled import CompiledGames
-
-
-@dataclass(frozen=True)
-class FaultDetail:
-    """One fault, with what is needed to debug it (games.csv keeps only the one-line reason)."""
-
-    game: int
-    seat: int
-    player: str  # the player's label
-    status: str  # error, illegal or timeout
-    reason: str  # the one-line reason, as in games.csv
-    traceback: str  # the full traceback where the strategy raised; "" otherwise
-
-
-@dataclass(frozen=True)
-class BatchResult:
-    start: int
-    stop: int
-    rows: str  # CSV text of the games start..stop-1, in order
-    faults: int
-    shares: tuple[tuple[float, ...], ...]  # per game, each seat's win share
-    fault_details: tuple[FaultDetail, ...] = ()  # one per fault, in game order
 
 
 def chunk_random_seed(tournament_seed: int, first_game: int) -> int:

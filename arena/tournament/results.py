@@ -1,0 +1,32 @@
+"""What playing a range of games gives back: the rows of games.csv and what goes with them.
+
+Kept apart from :mod:`arena.tournament.batch` (the Python path) so that the compiled kernel
+(:mod:`arena.compiled`), which makes the same results, imports it without importing the
+Python path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FaultDetail:
+    """One fault, with what is needed to debug it (games.csv keeps only the one-line reason)."""
+
+    game: int
+    seat: int
+    player: str  # the player's label
+    status: str  # error, illegal or timeout
+    reason: str  # the one-line reason, as in games.csv
+    traceback: str  # the full traceback where the strategy raised; "" otherwise
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    start: int
+    stop: int
+    rows: str  # CSV text of the games start..stop-1, in order
+    faults: int
+    shares: tuple[tuple[float, ...], ...]  # per game, each seat's win share
+    fault_details: tuple[FaultDetail, ...] = ()  # one per fault, in game order
