@@ -9,33 +9,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from arena.cli.main import cli
 from arena.compiled import read_policy
 from arena.engine import PRESETS
 from arena.players import load_player_spec
 from arena.players.policy import Policy, PolicyPlayer, policy_of
 from arena.tournament.batch import BatchPlayer
 from arena.tournament.spec import TournamentSpec, player_from_class
+from tests.test_compiled_runs import same_files, tournament
 
 pytest.importorskip("numba")
-
-REPORTS = ("games.csv", "summary.csv", "pairwise.csv", "errors.csv")
-
-
-def run(*args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(cli, list(args))
-    return result.exit_code, result.stdout, result.stderr
-
-
-def tournament(out: Path, *args: str) -> tuple[int, str, str]:
-    return run("tournament", "--out", str(out), "--no-progress", *args)
-
-
-def same_files(a: Path, b: Path) -> None:
-    for name in REPORTS:
-        assert (a / name).read_bytes() == (b / name).read_bytes(), name
 
 
 def policy_file(tmp_path: Path, name: str, body: str) -> Path:

@@ -174,6 +174,18 @@ def _picks(keep_start, keep_count, k_points, k_ndice, k_left):
     return picked
 
 
+@njit(cache=True, inline="always")
+def _choose_keep(
+    rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth, picked, draws, seat, seed
+):
+    """The keep a keep rule chooses: a draw from the seat's random stream for ``K_RANDOM``
+    (counted in ``draws[seat]``), else :func:`_keep_by`."""
+    if rule == K_RANDOM:
+        draws[seat] += 1
+        return ks + np.int64(_draw(seed, draws[seat]) % np.uint64(kc))
+    return _keep_by(rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth, picked)
+
+
 @njit(cache=True)
 def play_games(
     seeds,
@@ -406,14 +418,10 @@ def play_games(
                         for c in range(ks, ks + kc):
                             if base + k_points[c] <= target:
                                 restrict = True
-                    if keep_rule == K_RANDOM:
-                        draws[seat] += 1
-                        k = ks + np.int64(_draw(strat_seeds[gi, seat], draws[seat]) % np.uint64(kc))
-                    else:
-                        k = _keep_by(
-                            keep_rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth,
-                            picked,
-                        )  # fmt: skip
+                    k = _choose_keep(
+                        keep_rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth,
+                        picked, draws, seat, strat_seeds[gi, seat],
+                    )  # fmt: skip
                     total = turn_points + k_points[k]
                     left = k_left[k]
                     allowed = not (k_hot[k] and must_roll) and total >= minimum
@@ -460,14 +468,10 @@ def play_games(
                             wants = True
                         bank = wants and allowed and not over
                     if not bank and roll_keep >= 0:
-                        if roll_keep == K_RANDOM:
-                            draws[seat] += 1
-                            k = ks + np.int64(_draw(strat_seeds[gi, seat], draws[seat]) % np.uint64(kc))
-                        else:
-                            k = _keep_by(
-                                roll_keep, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth,
-                                picked,
-                            )  # fmt: skip
+                        k = _choose_keep(
+                            roll_keep, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth,
+                            picked, draws, seat, strat_seeds[gi, seat],
+                        )  # fmt: skip
                 # apply the decision
                 total = turn_points + k_points[k]
                 if exact and not playoff and score + total > target:
