@@ -33,8 +33,11 @@ from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
+from arena.engine import Ruleset
+from arena.perfect import why_not_perfect
 from arena.players.builtin.greedy import GreedyPlayer
 from arena.players.builtin.optimal import OptimalPlayer
+from arena.players.builtin.perfect import PerfectPlayer
 from arena.players.builtin.random_player import RandomPlayer
 from arena.players.builtin.tactician import Tactician
 from arena.players.builtin.threshold import ThresholdPlayer
@@ -50,6 +53,7 @@ BUILTINS: dict[str, type] = {
     "threshold": ThresholdPlayer,
     "tactician": Tactician,
     "optimal": OptimalPlayer,
+    "perfect": PerfectPlayer,
 }
 
 
@@ -82,6 +86,18 @@ class PlayerSpec:
     def description(self) -> str:
         """The first sentence of the strategy's docstring (or the seat's account of itself)."""
         return self.about if self.cls is None else description(self.cls)
+
+
+def why_not_seated(player: PlayerSpec, rules: Ruleset, n_players: int) -> str | None:
+    """Why ``player`` can't play games of ``n_players`` seats under ``rules``, in one line, or None.
+
+    Asked before any game starts, so a run is refused at once rather than failing mid-way.  Only
+    arena's own strategies are asked (a user's class is not run in arena's process)."""
+    if isinstance(player.cls, type) and issubclass(player.cls, PerfectPlayer):
+        why = why_not_perfect(rules, n_players)
+        if why:
+            return f"{player.label} {why}"
+    return None
 
 
 def description(cls: type) -> str:

@@ -25,9 +25,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from arena.engine import Ruleset
-from arena.engine.dice import OUTCOME_KEYS, POW6
+from arena.engine.roll_groups import roll_groups
 from arena.engine.rules import POINT_STEP
-from arena.engine.scoring import score_table
 
 if TYPE_CHECKING:  # numpy is imported where a turn is solved: `arena --help` needn't load it
     import numpy as np
@@ -40,55 +39,6 @@ SOLVED: list[tuple[Ruleset, int, int | None]] = []
 #: Turn totals above this are banked; far beyond where rolling on can pay (about 20,000 with
 #: six dice under the documents' rules).
 HORIZON = 50_000
-
-
-@dataclass(frozen=True)
-class _RollOptions:
-    """Per ruleset: every roll of 1..dice dice grouped by what it allows, as flat arrays."""
-
-    step: np.ndarray  # option points / 50
-    column: np.ndarray  # dice rolled next (hot dice: all dice)
-    hot: np.ndarray  # the option used every die
-    group_starts: np.ndarray  # first option of each group
-    group_prob: np.ndarray  # probability of the group's rolls among all rolls of its n dice
-    n_starts: np.ndarray  # first group of each n = 1..dice
-    max_step: int
-
-
-@lru_cache(maxsize=32)
-def _roll_options(rules: Ruleset) -> _RollOptions:
-    import numpy as np
-
-    table = score_table(rules)
-    steps: list[int] = []
-    columns: list[int] = []
-    hots: list[bool] = []
-    group_starts: list[int] = []
-    group_prob: list[float] = []
-    n_starts: list[int] = []
-    for n in range(1, rules.dice + 1):
-        n_starts.append(len(group_prob))
-        groups: dict[tuple[tuple[int, int, bool], ...], int] = {}
-        for key in OUTCOME_KEYS[n]:
-            options = tuple(sorted({(k.points, k.dice_left, k.hot) for k in table.keeps[key]}))
-            if options:  # a farkle is worth 0 and needs no entry
-                groups[options] = groups.get(options, 0) + 1
-        for options, count in groups.items():
-            group_starts.append(len(steps))
-            group_prob.append(count / POW6[n])
-            for points, left, hot in options:
-                steps.append(points // POINT_STEP)
-                columns.append(left)
-                hots.append(hot)
-    return _RollOptions(
-        np.array(steps, dtype=np.int64),
-        np.array(columns, dtype=np.int64),
-        np.array(hots, dtype=bool),
-        np.array(group_starts, dtype=np.int64),
-        np.array(group_prob),
-        np.array(n_starts, dtype=np.int64),
-        max(steps),
-    )
 
 
 @dataclass(frozen=True)
@@ -144,7 +94,7 @@ def _sweep(rules: Ruleset, minimum: int, cap: int | None, top: int, known: np.nd
     """Fill V for rows 0..top-1 (descending), reusing ``known`` rows at and above ``top``."""
     import numpy as np
 
-    opts = _roll_options(rules)
+    opts = roll_groups(rules)
     dice = rules.dice
     must_roll = rules.must_roll_after_hot_dice
     pad = opts.max_step + 1
@@ -164,7 +114,7 @@ def _sweep(rules: Ruleset, minimum: int, cap: int | None, top: int, known: np.nd
     for i in range(start, -1, -1):
         gathered = worth[i + opts.step, opts.column]
         best = np.maximum.reduceat(gathered, opts.group_starts)
-        value[i, 1:] = np.add.reduceat(best * opts.group_prob, opts.n_starts)
+        value[i, 1:] = np.add.reduceat(best * opts.group_prob, opts.n_starts[:-1])
         _fill_worth(worth, value, i, totals[i], minimum, dice, must_roll)
     return value[:rows]
 

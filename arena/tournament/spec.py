@@ -17,6 +17,7 @@ from typing import Any
 
 from arena.engine import DEFAULT_MAX_ROUNDS, Ruleset
 from arena.players import PlayerSpec
+from arena.players.loading import why_not_seated
 from arena.sandbox.limits import LimitError, SeatLimits
 
 FORMATS = ("round-robin", "free-for-all", "gauntlet")
@@ -116,6 +117,12 @@ class TournamentSpec:
                 raise ValueError(f"--seats goes with free-for-all, not {self.format}")
             if n < 2:
                 raise ValueError(f"{self.format} needs at least two players, got {n}")
+        seats = (self.seats or n) if self.format == "free-for-all" else 2
+        for player in self.players:
+            for rules in self.rulesets:
+                why = why_not_seated(player, rules, seats)
+                if why:
+                    raise ValueError(why)
 
     @property
     def labels(self) -> tuple[str, ...]:
