@@ -5,9 +5,10 @@ from __future__ import annotations
 import click
 
 from arena.cli.duel_command import duel_command
-from arena.cli.player_commands import play_command, solve_command, strategies_group
+from arena.cli.player_commands import play_command, strategies_group
 from arena.cli.report_commands import compare_command, report_command
 from arena.cli.rules_commands import odds_command, rules_group, score_command
+from arena.cli.solve_command import solve_command
 from arena.cli.tournament_command import tournament_command
 
 

@@ -1,9 +1,10 @@
-"""``arena strategies list``, ``arena solve`` and ``arena play``: strategies on the command line."""
+"""``arena strategies list`` and ``arena play``: strategies on the command line."""
 
 from __future__ import annotations
 
 import secrets
 import traceback
+from collections.abc import Callable
 
 import click
 
@@ -11,7 +12,7 @@ from arena.cli.output import echo_json, fail
 from arena.cli.render import GameNarrator
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
 from arena.cli.seat_options import Seating, seat_options
-from arena.engine import Ruleset
+from arena.engine import Ruleset, TurnView
 from arena.players import (
     Player,
     PlayerFault,
@@ -21,9 +22,8 @@ from arena.players import (
     play_match,
 )
 from arena.players.human import HumanPlayer
-from arena.players.loading import described
+from arena.players.loading import described, why_not_seated
 from arena.players.match import ReportedFailure
-from arena.players.solver import solve_turn
 from arena.sandbox import SeatPlace, SeatPool
 from arena.tournament.fault_log import strategy_frames
 from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT
@@ -52,33 +52,6 @@ def strategies_list(as_json: bool) -> None:
         click.echo(f"{a.spec:<{width}}  {a.source:<8}  {a.description}")
 
 
-@click.command("solve")
-@click.option("--rules", "rules_name", default="standard", show_default=True, help=RULES_HELP)
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
-def solve_command(rules_name: str, as_json: bool) -> None:
-    """What the optimal-turn solver knows: expected points of one turn under optimal play with no
-    minimum to bank, and the turn total at which it banks, by dice left to roll."""
-    rules = resolve_rules(rules_name)
-    solution = solve_turn(rules)
-    table = {n: solution.bank_threshold(n) for n in range(1, rules.dice + 1)}
-    if as_json:
-        echo_json(
-            {
-                "rules": rules.name,
-                "expected_turn_points": round(solution.expected_turn_points, 4),
-                "bank_at": {str(n): t for n, t in table.items()},
-            }
-        )
-        return
-    click.echo(f"Optimal play of one turn under {rules.name}, with no minimum to bank")
-    click.echo(f"expected points per turn: {solution.expected_turn_points:.2f}")
-    click.echo("banks once the turn total reaches, by dice left to roll:")
-    for n, t in table.items():
-        note = "  (after hot dice)" if n == rules.dice else ""
-        shown = "never" if t is None else f"{t:,}"
-        click.echo(f"  {n} {'die ' if n == 1 else 'dice'}  {shown:>7}{note}")
-
-
 @click.command("play")
 @click.option("--rules", "rules_name", default="standard", show_default=True, help=RULES_HELP)
 @click.option("-p", "--player", "players", multiple=True, metavar="SPEC", help=PLAYER_HELP)
@@ -104,6 +77,10 @@ def play_command(
         specs = [seating.load(text, DEFAULT_MOVE_TIMEOUT) for text in players]
     except StrategyError as exc:
         fail(str(exc))
+    for spec in specs:
+        why = why_not_seated(spec, rules, len(specs) + human)
+        if why:
+            fail(why)
     pool = None
     if any(s.isolated for s in specs):
         pool = SeatPool(specs, seating.limits, DEFAULT_MOVE_TIMEOUT, place=SeatPlace(to_stderr=True))
@@ -112,6 +89,19 @@ def play_command(
     finally:
         if pool is not None:
             pool.close()
+
+
+def _perfect_advice(rules: Ruleset, specs: list[PlayerSpec]) -> Callable[[TurnView], list[str]] | None:
+    """Against ``perfect`` in a two-player game, the chance of winning of each of your choices."""
+    from arena.players.builtin.perfect import PerfectPlayer
+
+    against_perfect = any(isinstance(s.cls, type) and issubclass(s.cls, PerfectPlayer) for s in specs)
+    if len(specs) != 1 or not against_perfect:
+        return None
+    from arena.perfect import advice
+
+    click.echo("perfect's advice: your chance of winning after each keep, if you bank and if you roll on")
+    return advice
 
 
 def _play_one(
@@ -125,7 +115,8 @@ def _play_one(
     seated: list[Player] = (
         [
             HumanPlayer(
-                ask=lambda prompt: click.prompt(prompt, prompt_suffix="", default="", show_default=False)
+                ask=lambda prompt: click.prompt(prompt, prompt_suffix="", default="", show_default=False),
+                advise=_perfect_advice(rules, specs),
             )
         ]
         if human

@@ -8,7 +8,7 @@ chances at its ends; :mod:`~arena.perfect.kernel` is its numba form),
 (the decisions of the ``perfect`` strategy).
 """
 
-from arena.perfect.play import choices, perfect_action, situation_values
+from arena.perfect.play import advice, choices, perfect_action, situation_values
 from arena.perfect.positions import why_not_perfect
 from arena.perfect.solve import NotSolvable, solve
 from arena.perfect.store import cache_folder, stored_table, win_table
@@ -17,6 +17,7 @@ from arena.perfect.table import WinTable
 __all__ = [
     "NotSolvable",
     "WinTable",
+    "advice",
     "cache_folder",
     "choices",
     "perfect_action",

@@ -59,6 +59,26 @@ def choices(view: TurnView, values: TurnValues | None = None) -> list[tuple[floa
     return found
 
 
+def advice(view: TurnView) -> list[str]:
+    """For a person at the table: each legal keep's chance of winning if banked and if rolled on
+    (for the player of ``view``, against a perfect opponent), one line per keep."""
+    if view.playoff:
+        return []
+    values = situation_values(view)
+    must_roll = view.rules.must_roll_after_hot_dice
+    lines = []
+    for keep in view.legal_keeps:
+        bank, roll = values.options(view.turn_points + keep.points, keep.dice_left, keep.hot, must_roll)
+        if view.overshoots(keep):
+            lines.append(f"passes the target: {100 * roll:.1f}% after the lost turn")
+            continue
+        if bank is not None and not view.may_bank(keep):
+            bank = None
+        shown = f"bank {100 * bank:.1f}%, " if bank is not None else ""
+        lines.append(f"{shown}roll on {100 * roll:.1f}%")
+    return lines
+
+
 def perfect_action(view: TurnView) -> Action:
     """The keep and bank with the highest chance of winning (the first such keep in
     ``legal_keeps`` order)."""

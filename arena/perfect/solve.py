@@ -44,7 +44,7 @@ def solve(
 
     refusal = why_not_perfect(rules, 2)
     if refusal:
-        raise NotSolvable(f"perfect play {refusal}")
+        raise NotSolvable(f"perfect {refusal}")
     if compiled is None:
         compiled = compiled_sweep() is not None
     started = time.perf_counter()

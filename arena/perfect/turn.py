@@ -55,20 +55,27 @@ class TurnValues:
         """The chance of winning from the start of the turn: all dice, no points yet."""
         return float(self.value[0, -1])
 
-    def choice(self, total: int, dice_next: int, hot: bool, must_roll: bool) -> tuple[float, bool]:
-        """The chance of winning after a keep that brings the turn to ``total`` points and leaves
-        ``dice_next`` dice to roll, and whether banking there is the better choice."""
+    def options(self, total: int, dice_next: int, hot: bool, must_roll: bool) -> tuple[float | None, float]:
+        """After a keep that brings the turn to ``total`` points and leaves ``dice_next`` dice:
+        the chance of winning if banking now (None where the rules don't allow it), and if
+        rolling on (playing best from there)."""
         setup = self.setup
         i = total // 50
         if i >= setup.forfeit_from:
-            return setup.lost, False  # passes the exact target whatever is chosen
+            return None, setup.lost  # passes the exact target whatever is chosen
         if i >= setup.rows:
-            return float(setup.bank_value[i]), True
+            return float(setup.bank_value[i]), 0.0  # beyond the solved totals: bank
         roll = float(self.value[i, dice_next])
         if setup.bank_ok[i] and not (must_roll and hot):
-            bank = float(setup.bank_value[i])
-            if bank >= roll:
-                return bank, True
+            return float(setup.bank_value[i]), roll
+        return None, roll
+
+    def choice(self, total: int, dice_next: int, hot: bool, must_roll: bool) -> tuple[float, bool]:
+        """The best of :meth:`options`: its chance of winning, and whether it is to bank
+        (banking wins a tie)."""
+        bank, roll = self.options(total, dice_next, hot, must_roll)
+        if bank is not None and bank >= roll:
+            return bank, True
         return roll, False
 
 

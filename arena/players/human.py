@@ -16,19 +16,28 @@ class HumanPlayer:
 
     name = "you"
 
-    def __init__(self, ask: Callable[[str], str] = input, tell: Callable[[str], None] = print) -> None:
+    def __init__(
+        self,
+        ask: Callable[[str], str] = input,
+        tell: Callable[[str], None] = print,
+        advise: Callable[[TurnView], list[str]] | None = None,
+    ) -> None:
+        """``advise``, if given, comments each legal keep (one line each, shown beside it)."""
         self._ask = ask
         self._tell = tell
+        self._advise = advise
 
     def decide(self, view: TurnView) -> Action:
         tell = self._tell
         need = view.points_to_bank
         status = f"turn so far {view.turn_points}" + (f", {need} more needed to bank" if need else "")
         tell(f"  Your roll: {' '.join(map(str, view.roll))}   ({status})")
-        for letter, keep in zip(LETTERS, view.legal_keeps, strict=False):
+        notes = self._advise(view) if self._advise is not None else []
+        for index, (letter, keep) in enumerate(zip(LETTERS, view.legal_keeps, strict=False)):
+            note = f"   [{notes[index]}]" if index < len(notes) else ""
             tell(
                 f"    {letter}) keep {' '.join(map(str, keep.dice)):<12} {keep.points:>5} points, "
-                f"{_next_dice(keep)}"
+                f"{_next_dice(keep)}{note}"
             )
         keep = self._ask_keep(view)
         return Action(keep.dice, self._ask_bank(view, keep))

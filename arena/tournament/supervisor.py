@@ -255,14 +255,25 @@ class ChunkPool:
 
 def _warm_solver(spec: TournamentSpec) -> None:
     """If ``optimal`` plays, solve its situations here, once, before the templates are forked:
-    otherwise every worker's first chunk and then its template would solve them again."""
+    otherwise every worker's first chunk and then its template would solve them again.  If
+    ``perfect`` plays, load (or solve, with a progress bar, and cache) its table for each ruleset
+    and compile its turn sweep, for the same reason."""
     from arena.players.builtin.optimal import OptimalPlayer
+    from arena.players.builtin.perfect import PerfectPlayer
 
-    if any(isinstance(p.cls, type) and issubclass(p.cls, OptimalPlayer) for p in spec.players):
+    def plays(kind: type) -> bool:
+        return any(isinstance(p.cls, type) and issubclass(p.cls, kind) for p in spec.players)
+
+    if plays(OptimalPlayer) or plays(PerfectPlayer):  # perfect plays its playoff turns as optimal
         from arena.players import solver
 
         for rules in spec.rulesets:
             solver.warm(rules)
+    if plays(PerfectPlayer):
+        from arena.perfect.play import turn_values
+
+        for rules in spec.rulesets:
+            turn_values(rules, 0, 0, 0)
 
 
 # --------------------------------------------------------------------------- template side
