@@ -384,3 +384,19 @@ def test_human_play_against_perfect_shows_advice() -> None:
     assert "perfect's advice" in out
     assert "[roll on 47.1%]" in out  # the first roll of seed 3: a lone 5, 350 needed to bank
     assert "bank 56.0%, roll on 58.5%" in out
+
+
+def test_outside_its_model_it_plays_as_optimal() -> None:
+    # From Python nothing stops a game perfect refuses on the command line: it then plays as
+    # optimal, legally, instead of failing.
+    for rules, seats in [(SHORT, 2), (CLASSIC, 3), (CLASSIC.replace(farkle_penalty=500), 2)]:
+        watched: list[tuple[TurnView, object]] = []
+        perfect = PerfectPlayer()
+
+        def decide(view: TurnView, perfect: PerfectPlayer = perfect) -> object:
+            action = perfect.decide(view)
+            watched.append((view, action))
+            return action
+
+        play(rules, [decide] + [optimal_action] * (seats - 1), 5)
+        assert watched and all(action == optimal_action(view) for view, action in watched)

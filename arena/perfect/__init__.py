@@ -8,7 +8,7 @@ chances at its ends; :mod:`~arena.perfect.kernel` is its numba form),
 (the decisions of the ``perfect`` strategy).
 """
 
-from arena.perfect.play import advice, choices, perfect_action, situation_values
+from arena.perfect.play import advice, choices, in_model, perfect_action, situation_values
 from arena.perfect.positions import why_not_perfect
 from arena.perfect.solve import NotSolvable, solve
 from arena.perfect.store import cache_folder, stored_table, win_table
@@ -20,6 +20,7 @@ __all__ = [
     "advice",
     "cache_folder",
     "choices",
+    "in_model",
     "perfect_action",
     "situation_values",
     "solve",

@@ -11,7 +11,7 @@ from functools import lru_cache
 
 from arena.engine import Action, Ruleset, TurnView
 from arena.engine.rules import POINT_STEP
-from arena.perfect.positions import Positions
+from arena.perfect.positions import Positions, why_not_perfect
 from arena.perfect.store import win_table
 from arena.perfect.turn import TurnValues, solve_turn
 
@@ -39,6 +39,26 @@ def last_turn_values(rules: Ruleset, behind: int) -> TurnValues:
     return solve_turn(positions.groups, rules.must_roll_after_hot_dice, setup)
 
 
+@lru_cache(maxsize=32)
+def _refused(rules: Ruleset) -> bool:
+    return why_not_perfect(rules, 2) is not None
+
+
+def in_model(view: TurnView) -> bool:
+    """True if ``view`` is a situation the solver has values for: two seats, rules it plays, not a
+    playoff, and scores a game can reach (below the target, or in the final round behind a leader
+    who reached it)."""
+    rules = view.rules
+    if view.n_players != 2 or view.playoff or _refused(rules):
+        return False
+    own, opponent = view.score, view.scores[1 - view.seat]
+    if own % POINT_STEP or opponent % POINT_STEP or own < 0 or own >= rules.target:
+        return False
+    if view.final_round:
+        return opponent >= rules.target and (opponent == rules.target or not rules.exact_target)
+    return 0 <= opponent < rules.target
+
+
 def situation_values(view: TurnView) -> TurnValues:
     """The solved turn the player of ``view`` is in (not for a playoff turn)."""
     own = view.score
@@ -62,7 +82,7 @@ def choices(view: TurnView, values: TurnValues | None = None) -> list[tuple[floa
 def advice(view: TurnView) -> list[str]:
     """For a person at the table: each legal keep's chance of winning if banked and if rolled on
     (for the player of ``view``, against a perfect opponent), one line per keep."""
-    if view.playoff:
+    if not in_model(view):
         return []
     values = situation_values(view)
     must_roll = view.rules.must_roll_after_hot_dice

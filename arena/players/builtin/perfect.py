@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from arena.engine import Action, TurnView
-from arena.perfect import perfect_action
+from arena.perfect import in_model, perfect_action
 from arena.players.builtin.optimal import optimal_action
 
 
@@ -19,12 +19,12 @@ class PerfectPlayer:
     A playoff turn (``ties = "playoff"``) is played for most expected points, as ``optimal``
     plays: neither player sees the other's playoff turn, so no position there is better known.
     Refuses, when the games are set up, a rising bar (000), farkle penalties and more than two
-    seats.
+    seats; handed such a game anyway (from Python), it plays as ``optimal``.
     """
 
     name = "perfect"
 
     def decide(self, view: TurnView) -> Action:
-        if view.playoff:
+        if not in_model(view):  # a playoff turn, or a game it was not set up for
             return optimal_action(view)
         return perfect_action(view)
