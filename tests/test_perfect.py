@@ -393,7 +393,9 @@ def test_outside_its_model_it_plays_as_optimal() -> None:
         watched: list[tuple[TurnView, object]] = []
         perfect = PerfectPlayer()
 
-        def decide(view: TurnView, perfect: PerfectPlayer = perfect) -> object:
+        def decide(
+            view: TurnView, perfect: PerfectPlayer = perfect, watched: list[tuple[TurnView, object]] = watched
+        ) -> object:
             action = perfect.decide(view)
             watched.append((view, action))
             return action
