@@ -50,7 +50,8 @@ from arena.tournament.spec import DEFAULT_GAMES, DEFAULT_MOVE_TIMEOUT
 if TYPE_CHECKING:
     from arena.analysis.reports import RunStats
 
-DEFAULT_PLAYERS = tuple(BUILTINS)
+#: Every built-in but ``perfect``, which plays two seats and no rising bar, and so not ``short``.
+DEFAULT_PLAYERS = tuple(name for name in BUILTINS if name != "perfect")
 DEFAULT_RULES = tuple(PRESETS)
 # Options that decide the games: given with --resume, they must match the saved run.
 GAME_OPTIONS = ("rules", "players", "games", "seed", "format", "seats", "move_timeout")
