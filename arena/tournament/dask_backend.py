@@ -23,6 +23,7 @@ from arena.players import PlayerSpec, load_player_spec, match
 from arena.tournament.batch import BatchPlayer, BatchResult
 from arena.tournament.runner import BatchFailed
 from arena.tournament.spec import TournamentSpec
+from arena.tournament.warm import warm_solvers
 
 INSTALL_HINT = (
     "--backend dask needs dask.distributed: pip install 'arena[dask]' (or pip install 'dask[distributed]')"
@@ -112,6 +113,8 @@ def dask_batch_results(
         from dask.distributed import Client, LocalCluster
     except ImportError:
         raise DaskBackendError(INSTALL_HINT) from None
+    # Solved here, perfect's tables are on this machine's disk for a LocalCluster's workers.
+    warm_solvers(spec, forking=False)
     cluster = None
     try:
         if scheduler is None:

@@ -121,6 +121,9 @@ class TournamentSpec:
         for player in self.players:
             for rules in self.rulesets:
                 why = why_not_seated(player, rules, seats)
+                if why and len(self.rulesets) > 1:
+                    others = " ".join(f"--rules {r.name}" for r in self.rulesets if r != rules)
+                    raise ValueError(f"{why}; or leave {rules.name!r} out: {others}")
                 if why:
                     raise ValueError(why)
 

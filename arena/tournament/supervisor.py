@@ -74,6 +74,7 @@ from arena.sandbox import NOWHERE, SeatPlace
 from arena.tournament.batch import RULE_FIELDS, BatchPlayer, BatchResult, chunk_random_seed, compiled_games
 from arena.tournament.chunks import Job, chunk_count, chunk_jobs
 from arena.tournament.spec import TournamentSpec
+from arena.tournament.warm import warm_solvers
 
 if TYPE_CHECKING:
     from arena.compiled import CompiledGames
@@ -122,7 +123,7 @@ class ChunkPool:
         self.every = every
         self.place = place
         self.templates: list[_Template] = []
-        _warm_solver(spec)
+        warm_solvers(spec)
         # Made here, before the fork: reading the players' policies makes each player once, and
         # the templates then share the loaded kernel.
         self.kernel = compiled_games(spec)
@@ -251,29 +252,6 @@ class ChunkPool:
             template.commands.close()
             template.results.close()
         self.templates = []
-
-
-def _warm_solver(spec: TournamentSpec) -> None:
-    """If ``optimal`` plays, solve its situations here, once, before the templates are forked:
-    otherwise every worker's first chunk and then its template would solve them again.  If
-    ``perfect`` plays, load (or solve, with a progress bar, and cache) its table for each ruleset
-    and compile its turn sweep, for the same reason."""
-    from arena.players.builtin.optimal import OptimalPlayer
-    from arena.players.builtin.perfect import PerfectPlayer
-
-    def plays(kind: type) -> bool:
-        return any(isinstance(p.cls, type) and issubclass(p.cls, kind) for p in spec.players)
-
-    if plays(OptimalPlayer) or plays(PerfectPlayer):  # perfect plays its playoff turns as optimal
-        from arena.players import solver
-
-        for rules in spec.rulesets:
-            solver.warm(rules)
-    if plays(PerfectPlayer):
-        from arena.perfect.play import turn_values
-
-        for rules in spec.rulesets:
-            turn_values(rules, 0, 0, 0)
 
 
 # --------------------------------------------------------------------------- template side
