@@ -363,12 +363,12 @@ def test_solve_win_prints_the_first_player_chance() -> None:
     assert data["convergence_error"] < 1e-11
     assert data["source"] == "shipped with arena"
     assert data["scores"] == [0, 2500, 5000, 7500, 9000]
-    grid = data["win_chance"]["seat_1_to_move"]
+    grid = data["win_chance"]["seat_0_to_move"]
     assert grid[0][0] == pytest.approx(data["first_player_win"], abs=1e-4)
     assert all(row[i] >= row[i + 1] for row in grid for i in range(len(row) - 1))  # further behind, worse
     code, out, _ = run("solve", "--win", "--rules", "standard", "--at", "0,5000,9950")
     assert code == 0 and "first player's chance of winning: 53.29 %" in out
-    assert "the player to move (either seat)" in out and "9,950" in out
+    assert "for the player (either seat) to move" in out and "9,950" in out
     for bad, words in [("0,100", "entry threshold"), ("0,10000", "below the target"), ("x", "whole number")]:
         code, _, err = run("solve", "--win", "--rules", "standard", "--at", bad)
         assert code == 2 and words in err

@@ -103,8 +103,9 @@ def _solve_win(rules: Ruleset, at_text: str | None, as_json: bool) -> None:
         source = "solved now"
     elapsed = time.perf_counter() - started
     seats = table.win.shape[0]
+    names = ("the first player (seat 0)", "the second player (seat 1)")
     grids = {
-        f"seat {seat + 1} to move": [[table.chance(own, opp, seat) for opp in scores] for own in scores]
+        f"seat_{seat}_to_move": [[table.chance(own, opp, seat) for opp in scores] for own in scores]
         for seat in range(seats)
     }
     if as_json:
@@ -119,8 +120,7 @@ def _solve_win(rules: Ruleset, at_text: str | None, as_json: bool) -> None:
                 "source": source,
                 "scores": scores,
                 "win_chance": {
-                    key.replace(" ", "_"): [[round(c, 4) for c in row] for row in grid]
-                    for key, grid in grids.items()
+                    key: [[round(c, 4) for c in row] for row in grid] for key, grid in grids.items()
                 },
             }
         )
@@ -132,9 +132,9 @@ def _solve_win(rules: Ruleset, at_text: str | None, as_json: bool) -> None:
         "any position's chance)"
     )
     click.echo(f"time: {elapsed:.2f} s ({source}; solved in {table.seconds:.1f} s with {table.solved_with})")
-    for key, grid in grids.items():
-        label = key if seats == 2 else "the player to move (either seat)"
-        click.echo(f"chance of winning, %, for {label}: own score down, the opponent's across")
+    for seat, grid in enumerate(grids.values()):
+        label = names[seat] if seats == 2 else "the player (either seat)"
+        click.echo(f"chance of winning, %, for {label} to move: own score down, the opponent's across")
         click.echo("  " + " " * 7 + "".join(f"{s:>8,}" for s in scores))
         for own, row in zip(scores, grid, strict=True):
             click.echo(f"  {own:>7,}" + "".join(f"{100 * c:>8.1f}" for c in row))
