@@ -46,14 +46,16 @@ def _refused(rules: Ruleset) -> bool:
 
 def in_model(view: TurnView) -> bool:
     """True if ``view`` is a situation the solver has values for: two seats, rules it plays, not a
-    playoff, and scores a game can reach (below the target, or in the final round behind a leader
-    who reached it)."""
+    playoff, and scores a game can reach (0 or at least the entry threshold; below the target, or
+    in the final round behind a leader who reached it)."""
     rules = view.rules
     if view.n_players != 2 or view.playoff or _refused(rules):
         return False
     own, opponent = view.score, view.scores[1 - view.seat]
     if own % POINT_STEP or opponent % POINT_STEP or own < 0 or own >= rules.target:
         return False
+    if 0 < own < rules.entry_threshold or 0 < opponent < rules.entry_threshold:
+        return False  # no game reaches it: a first bank meets the entry threshold
     if view.final_round:
         return opponent >= rules.target and (opponent == rules.target or not rules.exact_target)
     return 0 <= opponent < rules.target
