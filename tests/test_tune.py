@@ -307,3 +307,17 @@ def test_plot_and_json(tmp_path: Path) -> None:
     summary = json.loads(result.output)
     assert summary == json.loads((tmp_path / "run" / SUMMARY).read_text())
     assert summary["games"] <= 2000
+
+
+def test_the_race_stops_when_the_rest_are_within_tolerance() -> None:
+    from arena.tuning.race import within_tolerance
+
+    rng = random.Random(3)
+    base = [rng.choice((0.0, 0.5, 1.0)) for _ in range(4000)]
+    # Wins and losses turned into draws in 1% of the deals (no gap), or wins in 20% (about 23 Elo).
+    near = {0: base, 1: [0.5 if x != 0.5 and rng.random() < 0.01 else x for x in base]}
+    far = {0: base, 1: [0.5 if x == 1.0 and rng.random() < 0.2 else x for x in base]}
+    verdict = judge_round(near, 0.05, 1)
+    assert within_tolerance(verdict, 0.5, 5.0) and not within_tolerance(verdict, 0.5, 0.1)
+    verdict = judge_round(far, 0.05, 1)
+    assert verdict.dropped == (1,)  # 23 Elo worse: dropped (the race then stops with one left)

@@ -47,7 +47,16 @@ from arena.tournament.rows import COLUMNS, csv_field
 from arena.tournament.runner import BatchFailed, batch_results
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
-from arena.tuning.race import CONFIDENCE, MIN_DEALS, differences, elo, elo_gap, interval, judge_round
+from arena.tuning.race import (
+    CONFIDENCE,
+    MIN_DEALS,
+    differences,
+    elo,
+    elo_gap,
+    interval,
+    judge_round,
+    within_tolerance,
+)
 from arena.tuning.space import Grid, ParamRange, SpaceError, make_grid
 
 #: The name every candidate plays under, so that all get the same deals.
@@ -631,9 +640,7 @@ def run_tune(
             if len(left) == 1:
                 race.stop = "significantly best"
                 break
-            leader_score = _mean(race.scores[verdict.leader])
-            kept = [c for c in verdict.comparisons if not c.dropped]
-            if all(elo_gap(leader_score, max(0.0, c.upper)) <= settings.tolerance for c in kept):
+            if within_tolerance(verdict, _mean(race.scores[verdict.leader]), settings.tolerance):
                 race.stop = "within tolerance"
                 break
     except KeyboardInterrupt:
