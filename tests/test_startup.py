@@ -44,6 +44,7 @@ LIGHT_COMMANDS = [
     ["compare", "--help"],
     ["play", "--help"],
     ["solve", "--help"],
+    ["tune", "--help"],
     ["strategies", "--help"],
 ]
 

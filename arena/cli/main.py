@@ -10,6 +10,7 @@ from arena.cli.report_commands import compare_command, report_command
 from arena.cli.rules_commands import odds_command, rules_group, score_command
 from arena.cli.solve_command import solve_command
 from arena.cli.tournament_command import tournament_command
+from arena.cli.tune_command import tune_command
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -27,4 +28,5 @@ cli.add_command(score_command)
 cli.add_command(odds_command)
 cli.add_command(strategies_group)
 cli.add_command(solve_command)
+cli.add_command(tune_command)
 cli.add_command(play_command)

@@ -1,0 +1,250 @@
+"""``arena tune``: race a grid of a strategy's parameters and report the best setting."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from arena.cli.compiled_option import compiled_option
+from arena.cli.output import echo_json, fail
+from arena.cli.rules_commands import resolve_rules
+
+if TYPE_CHECKING:
+    from arena.tuning import TuneResult
+
+#: Rows of the one-screen summary's table.
+SHOWN = 12
+
+
+@click.command("tune")
+@click.argument("spec", required=False)
+@click.option(
+    "--param",
+    "params",
+    multiple=True,
+    metavar="NAME=LO..HI/STEP",
+    help="A parameter to tune: a range (NAME=LO..HI/STEP, whole numbers or decimals) or a list "
+    "(NAME=a,b,c); repeatable (the grid is every combination).",
+)
+@click.option(
+    "--against",
+    "against",
+    multiple=True,
+    metavar="SPEC",
+    help="An opponent; repeatable. [default: random, greedy, threshold, tactician, optimal]",
+)
+@click.option(
+    "--rules",
+    "rules",
+    multiple=True,
+    metavar="NAME|FILE",
+    help="A preset or a TOML ruleset; repeatable (scores are averaged). [default: standard, short, classic]",
+)
+@click.option(
+    "--budget", type=int, default=None, help="Games at most, over every candidate. [default: 200,000]"
+)
+@click.option(
+    "--tolerance",
+    type=float,
+    default=None,
+    help="Stop when every candidate left is within this many Elo of the best. [default: 5]",
+)
+@click.option(
+    "--alpha",
+    type=float,
+    default=None,
+    help="The chance of dropping the best candidate in the whole race, at most. [default: 0.05]",
+)
+@click.option(
+    "--first-deals",
+    type=int,
+    default=None,
+    help="Deals each candidate plays in round 1; the deals played double each round. [default: 32]",
+)
+@click.option("--seed", type=int, default=None, help="Seed of the deals. [default: 0]")
+@click.option("--workers", type=int, default=None, help="Worker processes. [default: all cores]")
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Output folder, which must not exist. [default: results/<timestamp>-tune]",
+)
+@click.option(
+    "--resume",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Continue an interrupted tuning run in this folder, with its saved settings.",
+)
+@click.option("--plot", is_flag=True, help="Also draw plot.png: score by parameter (needs matplotlib).")
+@click.option("--json", "as_json", is_flag=True, help="Print tune.json instead of the summary.")
+@click.option(
+    "--progress/--no-progress", default=None, help="Progress bar on stderr. [default: on a terminal]"
+)
+@compiled_option
+@click.pass_context
+def tune_command(
+    ctx: click.Context,
+    spec: str | None,
+    params: tuple[str, ...],
+    against: tuple[str, ...],
+    rules: tuple[str, ...],
+    budget: int | None,
+    tolerance: float | None,
+    alpha: float | None,
+    first_deals: int | None,
+    seed: int | None,
+    workers: int | None,
+    out: Path | None,
+    resume: Path | None,
+    plot: bool,
+    as_json: bool,
+    progress: bool | None,
+    compiled: str,
+) -> None:
+    """Find the best parameters of SPEC: race every setting of the --param grid against the
+    opponents on the same deals, dropping settings significantly worse than the best.
+
+    \b
+    arena tune threshold --param bank_at=200..1000/50 --param min_dice=1..4 --against optimal --rules classic
+    arena tune strategies/mybot.py --param risk=0.1..0.9/0.1 --budget 50000
+    arena tune --resume results/20250101-120000-tune
+    """
+    from arena.tuning import (
+        DEFAULT_OPPONENTS,
+        DEFAULT_RULES,
+        TuneError,
+        TuneSettings,
+        default_folder,
+        parse_param,
+        read_settings,
+    )
+    from arena.tuning.runner import run_tune
+    from arena.tuning.space import SpaceError
+
+    if workers is not None and workers < 1:
+        fail(f"--workers must be at least 1, got {workers}")
+    if plot:
+        import importlib.util
+
+        if importlib.util.find_spec("matplotlib") is None:
+            fail("--plot needs matplotlib: pip install matplotlib (in a checkout: pip install -e '.[plot]')")
+    given = {
+        "spec": spec,
+        "--param": params,
+        "--against": against,
+        "--rules": rules,
+        "--budget": budget,
+        "--tolerance": tolerance,
+        "--alpha": alpha,
+        "--first-deals": first_deals,
+        "--seed": seed,
+        "--out": out,
+    }
+    try:
+        if resume is not None:
+            extra = [name for name, value in given.items() if value not in (None, ())]
+            if extra:
+                fail(f"--resume continues with the saved settings: leave out {', '.join(extra)}")
+            folder = resume
+            settings = read_settings(folder)
+        else:
+            if spec is None:
+                fail("give the strategy to tune (SPEC), or --resume a run folder")
+            ranges = tuple(parse_param(p) for p in params)
+            settings = TuneSettings(
+                spec=spec,
+                params=ranges,
+                against=against or DEFAULT_OPPONENTS,
+                rules=tuple(resolve_rules(r) for r in rules or DEFAULT_RULES),
+                seed=0 if seed is None else seed,
+                **{
+                    key: value
+                    for key, value in (
+                        ("budget", budget),
+                        ("tolerance", tolerance),
+                        ("alpha", alpha),
+                        ("first_deals", first_deals),
+                    )
+                    if value is not None
+                },
+            )
+            folder = out or default_folder()
+        result = run_tune(
+            settings,
+            folder,
+            load=_load,
+            resume=resume is not None,
+            workers=workers or os.cpu_count() or 1,
+            compiled=compiled,
+            progress=progress,
+        )
+    except (TuneError, SpaceError) as exc:
+        fail(" ".join(str(exc).split()))
+    if result.interrupted:
+        why = result.error or "interrupted"
+        click.echo(
+            f"arena: {why}; {result.games_played:,} games played and kept in {folder}. "
+            f"Continue with: arena tune --resume {shlex.quote(str(folder))}",
+            err=True,
+        )
+        sys.exit(130 if result.error is None else 1)
+    if plot:
+        from arena.tuning.plot import plot_candidates
+
+        plot_candidates(result.rows, [p.name for p in settings.params], folder / "plot.png")
+    if as_json:
+        echo_json(result.summary)
+        return
+    click.echo(summary_text(result, settings.params))
+
+
+def _load(text: str) -> Any:
+    from arena.sandbox import load_player
+
+    return load_player(text, isolate=False, limits=None, move_timeout=None)
+
+
+def summary_text(result: TuneResult, params: Any) -> str:
+    """The one-screen summary: the leading candidates, the best, the gap to the runner-up."""
+    s = result.summary
+    best = s["best"]
+    rows = sorted(result.rows, key=lambda r: (-r["deals"], -r["score"]))
+    width = max(len(r["candidate"]) for r in rows[:SHOWN])
+    lines = [
+        f"tuned {s['spec']} over {s['candidates']} settings against {', '.join(s['against'])} "
+        f"on {', '.join(s['rules'])}",
+        f"{s['games']:,} games of a budget of {s['budget']:,} in {s['rounds']} rounds; "
+        f"stopped: {s['stop']} ({s['remaining']} left)",
+        "",
+        f"  {'setting':<{width}}  {'score':>7}  {'95% interval':<16}  {'Elo':>6}  {'games':>7}  dropped",
+    ]
+    for r in rows[:SHOWN]:
+        dropped = f"round {r['eliminated']}" if r["eliminated"] is not None else ""
+        lines.append(
+            f"  {r['candidate']:<{width}}  {100 * r['score']:6.1f}%  "
+            f"[{100 * r['low']:5.1f}, {100 * r['high']:5.1f}]    {r['elo']:+6.0f}  {r['games']:>7,}  "
+            f"{dropped}".rstrip()
+        )
+    if len(rows) > SHOWN:
+        lines.append(f"  ... {len(rows) - SHOWN} more in {result.folder / 'candidates.csv'}")
+    lines.append("")
+    lo, hi = best["interval"]
+    lines.append(
+        f"best      {best['candidate']}: {100 * best['score']:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}] "
+        f"on {best['games']:,} games"
+    )
+    runner = s["runner_up"]
+    if runner is not None:
+        glo, ghi = runner["gap_interval"]
+        lines.append(
+            f"runner-up {runner['candidate']}: {100 * runner['gap']:+.2f} points behind "
+            f"[{100 * glo:+.2f}, {100 * ghi:+.2f}] on {runner['deals']:,} common deals"
+            f" (about {runner['elo_gap']:.1f} Elo)"
+        )
+    lines.append(f"folder    {result.folder}")
+    return "\n".join(lines)

@@ -1,0 +1,130 @@
+"""Tuning: find the best parameters of a strategy by racing its settings on duplicate dice.
+
+``arena.tune(...)`` (or ``arena tune`` on the command line) plays a grid of settings of one
+strategy against a field of opponents, drops settings significantly worse than the leader round
+by round (:mod:`arena.tuning.race`) and writes a run folder (:mod:`arena.tuning.runner`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from arena.engine import Ruleset
+from arena.tuning.runner import (
+    DEFAULT_ALPHA,
+    DEFAULT_BUDGET,
+    DEFAULT_FIRST_DEALS,
+    DEFAULT_TOLERANCE,
+    TuneError,
+    TuneResult,
+    TuneSettings,
+    read_settings,
+    run_tune,
+)
+from arena.tuning.space import ParamRange, SpaceError, parse_param
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "DEFAULT_OPPONENTS",
+    "ParamRange",
+    "SpaceError",
+    "TuneError",
+    "TuneResult",
+    "TuneSettings",
+    "default_folder",
+    "parse_param",
+    "tune",
+]
+
+#: The opponents when none are named: every built-in but ``perfect`` (two seats, no rising bar).
+DEFAULT_OPPONENTS = ("random", "greedy", "threshold", "tactician", "optimal")
+DEFAULT_RULES = ("standard", "short", "classic")
+
+
+def default_folder() -> Path:
+    """results/<timestamp>-tune, numbered if it exists."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    path = Path("results") / f"{stamp}-tune"
+    n = 2
+    while path.exists():
+        path = Path("results") / f"{stamp}-tune-{n}"
+        n += 1
+    return path
+
+
+def _load(text: str) -> object:
+    from arena.sandbox import load_player
+
+    return load_player(text, isolate=False, limits=None, move_timeout=None)
+
+
+def tune(
+    spec: str,
+    params: Iterable[str | ParamRange] = (),
+    *,
+    against: Iterable[str] = DEFAULT_OPPONENTS,
+    rules: Iterable[str | Ruleset] = DEFAULT_RULES,
+    budget: int = DEFAULT_BUDGET,
+    tolerance: float = DEFAULT_TOLERANCE,
+    alpha: float = DEFAULT_ALPHA,
+    first_deals: int = DEFAULT_FIRST_DEALS,
+    seed: int = 0,
+    workers: int | None = None,
+    out: str | Path | None = None,
+    resume: str | Path | None = None,
+    compiled: str = "auto",
+    progress: bool | None = False,
+) -> pd.DataFrame:
+    """Tune ``spec`` over ``params`` (``"bank_at=200..1000/50"``, ``"min_dice=1,2,3"``), as
+    ``arena tune`` does, and return the candidates (candidates.csv) as a DataFrame; the run's
+    summary (tune.json) is in ``df.attrs["tune"]`` and its folder in ``df.attrs["folder"]``.
+
+    ``resume``: continue the run in that folder with its saved settings (the other game
+    settings are then ignored).  Raises :class:`TuneError` with one line for bad input."""
+    import pandas as pd
+
+    from arena.engine import load_ruleset
+    from arena.engine.rules import RulesetError
+
+    if resume is not None:
+        folder = Path(resume)
+        settings = read_settings(folder)
+    else:
+        try:
+            ranges = tuple(p if isinstance(p, ParamRange) else parse_param(p) for p in params)
+            rulesets = tuple(load_ruleset(r) for r in rules)
+        except (SpaceError, RulesetError) as exc:
+            raise TuneError(" ".join(str(exc).split())) from None
+        settings = TuneSettings(
+            spec=spec,
+            params=ranges,
+            against=tuple(against),
+            rules=rulesets,
+            seed=seed,
+            budget=budget,
+            tolerance=tolerance,
+            alpha=alpha,
+            first_deals=first_deals,
+        )
+        folder = Path(out) if out is not None else default_folder()
+    result = run_tune(
+        settings,
+        folder,
+        load=_load,  # type: ignore[arg-type]
+        resume=resume is not None,
+        workers=workers or os.cpu_count() or 1,
+        compiled=compiled,
+        progress=progress,
+    )
+    frame = pd.DataFrame(result.rows)
+    frame["eliminated"] = frame["eliminated"].astype("Int64")  # a round, or <NA> if never dropped
+    frame.attrs["tune"] = result.summary
+    frame.attrs["folder"] = str(result.folder)
+    frame.attrs["interrupted"] = result.interrupted
+    return frame

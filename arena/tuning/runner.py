@@ -1,0 +1,659 @@
+"""Run a tuning race: rounds of games through the tournament machinery, a run folder, resume.
+
+Every candidate plays every opponent on every ruleset, each deal in both seat orders, as a
+gauntlet (:class:`arena.tournament.TournamentSpec`), so workers, the compiled kernel, fault
+handling and reproducibility are the tournament's.  In each gauntlet the candidate is named
+:data:`TUNED`, whatever its setting: game seeds derive from the tournament seed and the names
+at the table (:mod:`arena.tournament.schedule`), so every candidate gets the *same* deals and
+their per-deal scores are paired.  Round ``r`` plays with the seed ``derive_seed(seed, r)`` and
+``first_deals * 2**(r-1)`` new deals (fewer when the budget would be passed): the deals played
+so far double each round.  After each round :func:`arena.tuning.race.judge_round` drops the
+candidates significantly below the leader.
+
+The run folder (which must not exist; nothing is overwritten):
+
+- ``run.json``: the settings, for ``--resume``;
+- ``games.csv``: every game, one row per seat as in a tournament's games.csv, after three
+  columns: ``round``, ``candidate`` (its label) and ``side`` (``candidate`` or ``opponent``).
+  The candidate's ``player`` is its label.  Rows come in blocks, one per (round, candidate), in
+  the order the race plays them;
+- ``candidates.csv``: each setting with its deals, games, score, interval, Elo and the round it
+  was dropped in;
+- ``tune.json``: the best setting, its interval, the runner-up and the gap to it.
+
+A resumed run keeps every whole block of games.csv, drops a block cut short, and plays on: the
+race is a function of the games alone, so it ends with the same bytes as an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import sys
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from tqdm import tqdm
+
+from arena.engine import Ruleset, derive_seed
+from arena.players import PlayerSpec
+from arena.players.loading import StrategyError
+from arena.sandbox import SeatPlace
+from arena.tournament.rows import COLUMNS, csv_field
+from arena.tournament.runner import BatchFailed, batch_results
+from arena.tournament.schedule import Schedule
+from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
+from arena.tuning.race import (
+    CONFIDENCE,
+    MIN_DEALS,
+    differences,
+    elo,
+    elo_gap,
+    interval,
+    judge_round,
+    within_tolerance,
+)
+from arena.tuning.space import Grid, ParamRange, SpaceError, make_grid
+
+#: The name every candidate plays under, so that all get the same deals.
+TUNED = "tuned"
+RUN = "run.json"
+GAMES = "games.csv"
+CANDIDATES = "candidates.csv"
+SUMMARY = "tune.json"
+GAME_COLUMNS = ("round", "candidate", "side", *COLUMNS)
+DEFAULT_BUDGET = 200_000
+DEFAULT_TOLERANCE = 5.0
+DEFAULT_ALPHA = 0.05
+DEFAULT_FIRST_DEALS = 32
+#: Games per chunk of a candidate's gauntlet (a fresh process each; part of the games' identity).
+CHUNK_GAMES = 200
+FORMAT_VERSION = 1
+
+
+class TuneError(ValueError):
+    """Settings or a run folder that can't be tuned with; the message is one line."""
+
+
+@dataclass(frozen=True)
+class TuneSettings:
+    """Everything that decides a tuning run's games and choice (saved in run.json)."""
+
+    spec: str
+    params: tuple[ParamRange, ...]
+    against: tuple[str, ...]
+    rules: tuple[Ruleset, ...]
+    seed: int = 0
+    budget: int = DEFAULT_BUDGET
+    tolerance: float = DEFAULT_TOLERANCE
+    alpha: float = DEFAULT_ALPHA
+    first_deals: int = DEFAULT_FIRST_DEALS
+    move_timeout: float | None = DEFAULT_MOVE_TIMEOUT
+
+    def __post_init__(self) -> None:
+        if not self.against:
+            raise TuneError("give at least one opponent (--against)")
+        if not self.rules:
+            raise TuneError("give at least one ruleset (--rules)")
+        names = [r.name for r in self.rules]
+        if len(set(names)) != len(names):
+            raise TuneError("two rulesets have the same name: give each its own")
+        if type(self.seed) is not int or self.seed < 0:
+            raise TuneError(f"--seed must be a whole number of at least 0, got {self.seed}")
+        if type(self.budget) is not int or self.budget < 1:
+            raise TuneError(f"--budget must be a whole number of games of at least 1, got {self.budget}")
+        if not 0 < self.tolerance < 1000:
+            raise TuneError(f"--tolerance must be more than 0 and below 1000 Elo, got {self.tolerance}")
+        if not 0 < self.alpha < 1:
+            raise TuneError(f"--alpha must be between 0 and 1, got {self.alpha}")
+        if type(self.first_deals) is not int or self.first_deals < MIN_DEALS:
+            raise TuneError(
+                f"--first-deals must be a whole number of at least {MIN_DEALS}, got {self.first_deals}"
+            )
+
+    @property
+    def grid(self) -> Grid:
+        return make_grid(self.spec, self.params)
+
+    @property
+    def games_per_deal(self) -> int:
+        """Games one candidate plays on one deal: each opponent, ruleset and seat order."""
+        return 2 * len(self.against) * len(self.rules)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT_VERSION,
+            "spec": self.spec,
+            "params": [{"name": p.name, "values": list(p.values)} for p in self.params],
+            "against": list(self.against),
+            "rules": [r.as_dict() for r in self.rules],
+            "seed": self.seed,
+            "budget": self.budget,
+            "tolerance": self.tolerance,
+            "alpha": self.alpha,
+            "first_deals": self.first_deals,
+            "move_timeout": self.move_timeout,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> TuneSettings:
+        """The settings saved in run.json; a damaged file is one line (:class:`TuneError`)."""
+        try:
+            if data.get("format") != FORMAT_VERSION:
+                raise TuneError(f"run.json is of format {data.get('format')!r}, not {FORMAT_VERSION}")
+            return cls(
+                spec=str(data["spec"]),
+                params=tuple(
+                    ParamRange(str(p["name"]), tuple(map(str, p["values"]))) for p in data["params"]
+                ),
+                against=tuple(map(str, data["against"])),
+                rules=tuple(Ruleset(**r) for r in data["rules"]),
+                seed=data["seed"],
+                budget=data["budget"],
+                tolerance=float(data["tolerance"]),
+                alpha=float(data["alpha"]),
+                first_deals=data["first_deals"],
+                move_timeout=data["move_timeout"],
+            )
+        except (AttributeError, KeyError, TypeError, ValueError) as exc:
+            if isinstance(exc, TuneError):
+                raise
+            raise TuneError(f"run.json is damaged ({' '.join(str(exc).split())})") from None
+
+
+@dataclass(frozen=True)
+class Candidate:
+    index: int
+    values: tuple[str, ...]  # one per tuned parameter, as spec text
+    player: PlayerSpec
+
+    @property
+    def label(self) -> str:
+        return self.player.label
+
+
+@dataclass
+class Race:
+    """The state of a race: per-deal scores of every candidate, who is out and when."""
+
+    candidates: list[Candidate]
+    scores: dict[int, list[float]] = field(default_factory=dict)
+    eliminated: dict[int, int] = field(default_factory=dict)  # candidate -> round dropped in
+    rounds: int = 0
+    games: int = 0
+    stop: str = ""
+
+    @property
+    def alive(self) -> list[int]:
+        return [c.index for c in self.candidates if c.index not in self.eliminated]
+
+
+@dataclass(frozen=True)
+class TuneResult:
+    folder: Path
+    rows: list[dict[str, Any]]  # candidates.csv, as records
+    summary: dict[str, Any]  # tune.json
+    games_played: int  # by this call (the rest were in the folder already)
+    interrupted: bool = False
+    error: str | None = None
+
+    @property
+    def complete(self) -> bool:
+        return not self.interrupted
+
+
+def load_candidates(
+    settings: TuneSettings, load: Callable[[str], PlayerSpec]
+) -> tuple[list[Candidate], list[PlayerSpec]]:
+    """Every candidate of the grid and every opponent, loaded with ``load`` (which raises
+    :class:`StrategyError` with one line); candidates' labels made unique."""
+    grid = settings.grid
+    candidates = []
+    for index, values in enumerate(grid.settings()):
+        player = load(grid.spec_text(values))
+        if player.isolated or player.cls is None:
+            raise TuneError(f"{settings.spec}: tune plays strategies in arena's processes, not isolated ones")
+        candidates.append(Candidate(index, values, player))
+    labels = [c.label for c in candidates]
+    if len(set(labels)) != len(labels):  # a strategy whose name ignores its parameters
+        candidates = [replace(c, player=replace(c.player, label=c.player.text)) for c in candidates]
+    opponents = [load(text) for text in settings.against]
+    return candidates, opponents
+
+
+def gauntlet(
+    settings: TuneSettings,
+    candidate: Candidate,
+    opponents: list[PlayerSpec],
+    round_number: int,
+    deals: int,
+    compiled: bool,
+) -> TournamentSpec:
+    """The games of one candidate in one round: a gauntlet against every opponent."""
+    tuned = replace(candidate.player, label=TUNED)
+    return TournamentSpec(
+        settings.rules,
+        (tuned, *opponents),
+        format="gauntlet",
+        games=2 * deals,
+        seed=derive_seed(settings.seed, round_number),
+        move_timeout=settings.move_timeout,
+        chunk_games=CHUNK_GAMES,
+        compiled=compiled,
+    )
+
+
+def _rows(text: str) -> list[list[str]]:
+    return list(csv.reader(io.StringIO(text, newline="")))
+
+
+def _line(fields: list[str]) -> str:
+    return ",".join(csv_field(f) for f in fields) + "\n"
+
+
+@dataclass
+class Block:
+    """The games of one candidate in one round, as games.csv lines, and its per-deal scores."""
+
+    round_number: int
+    label: str
+    lines: list[str]
+    shares: list[tuple[int, float]]  # per game: deal, the candidate's win share
+
+
+def per_deal(shares: list[tuple[int, float]], games_per_deal: int) -> list[float]:
+    """The candidate's mean win share per deal, in deal order."""
+    sums: dict[int, float] = {}
+    for deal, share in shares:
+        sums[deal] = sums.get(deal, 0.0) + share
+    return [sums[d] / games_per_deal for d in sorted(sums)]
+
+
+class GamesFile:
+    """games.csv of a run: whole blocks kept from before (resume), new blocks appended."""
+
+    def __init__(self, path: Path, resume: bool) -> None:
+        self.path = path
+        self.stored: list[Block] = _read_blocks(path) if resume else []
+        self.used = 0
+        self._file: io.TextIOWrapper | None = None
+        if not resume:
+            with open(path, "x", encoding="utf-8", newline="") as file:
+                file.write(",".join(GAME_COLUMNS) + "\n")
+
+    def take(self, round_number: int, label: str, games: int) -> Block | None:
+        """The stored block for (round, candidate) if the folder holds it whole, else None."""
+        if self._file is None and self.used < len(self.stored):
+            block = self.stored[self.used]
+            if block.round_number == round_number and block.label == label and len(block.shares) == games:
+                self.used += 1
+                return block
+        return None
+
+    def append(self, block: Block) -> None:
+        if self._file is None:
+            self._cut()
+            self._file = open(self.path, "a", encoding="utf-8", newline="")  # noqa: SIM115
+        self._file.write("".join(block.lines))
+        self._file.flush()
+
+    def _cut(self) -> None:
+        """Keep only the blocks taken so far (drop a block cut short, or one never asked for)."""
+        if not self.stored:
+            return
+        kept = [line for b in self.stored[: self.used] for line in b.lines]
+        tmp = self.path.with_suffix(".tmp")
+        with open(tmp, "w", encoding="utf-8", newline="") as file:
+            file.write(",".join(GAME_COLUMNS) + "\n")
+            file.writelines(kept)
+        os.replace(tmp, self.path)
+        self.stored = self.stored[: self.used]
+
+    def close(self, finished: bool = False) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        elif finished:
+            self._cut()
+
+
+def _read_blocks(path: Path) -> list[Block]:
+    """The blocks of a games.csv in file order (the last may be short)."""
+    blocks: list[Block] = []
+    index = {name: i for i, name in enumerate(GAME_COLUMNS)}
+    try:
+        with open(path, encoding="utf-8", newline="") as file:
+            text = file.read()
+    except FileNotFoundError:
+        raise TuneError(f"{path} is missing: nothing to resume") from None
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip("\r\n") != ",".join(GAME_COLUMNS):
+        raise TuneError(f"{path} is not the games of a tuning run")
+    for line in lines[1:]:
+        if not line.endswith("\n"):
+            break  # a line cut short by a kill: its block is not whole
+        fields = next(csv.reader([line]))
+        if len(fields) != len(GAME_COLUMNS):
+            break
+        try:
+            round_number = int(fields[index["round"]])
+            label = fields[index["candidate"]]
+            if not blocks or (blocks[-1].round_number, blocks[-1].label) != (round_number, label):
+                blocks.append(Block(round_number, label, [], []))
+            blocks[-1].lines.append(line)
+            if fields[index["side"]] == "candidate":
+                blocks[-1].shares.append((int(fields[index["deal"]]), float(fields[index["win"]])))
+        except ValueError:
+            break
+    return blocks
+
+
+def play_block(
+    spec: TournamentSpec,
+    round_number: int,
+    label: str,
+    workers: int,
+    place: SeatPlace,
+    on_games: Callable[[int], None],
+) -> Block:
+    """Play one candidate's gauntlet and turn its rows into games.csv lines."""
+    schedule = Schedule(spec)
+    total = len(schedule)
+    prefix = [str(round_number), label]
+    lines: list[str] = []
+    shares: list[tuple[int, float]] = []
+    player_column = COLUMNS.index("player")
+    with batch_results(spec, 0, total, workers, place=place) as results:
+        for result in results:
+            rows = _rows(result.rows)
+            position = 0
+            for game in range(result.start, result.stop):
+                slot = schedule.slot(game)
+                seat_of_candidate = slot.seats.index(0)
+                shares.append((slot.deal, result.shares[game - result.start][seat_of_candidate]))
+                for seat in range(len(slot.seats)):
+                    row = rows[position]
+                    position += 1
+                    side = "candidate" if seat == seat_of_candidate else "opponent"
+                    if side == "candidate":
+                        row[player_column] = label
+                    lines.append(_line([*prefix, side, *row]))
+            on_games(result.stop - result.start)
+    return Block(round_number, label, lines, shares)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.6f}"
+
+
+def candidate_rows(settings: TuneSettings, race: Race) -> list[dict[str, Any]]:
+    """candidates.csv as records, in grid order."""
+    names = [p.name for p in settings.params]
+    leader = _leader(race)
+    rows = []
+    for c in race.candidates:
+        scores = race.scores.get(c.index, [])
+        mean, low, high = interval(scores)
+        row: dict[str, Any] = {"candidate": c.label}
+        row.update(
+            dict(
+                zip(
+                    names,
+                    (c.player.params.get(n, v) for n, v in zip(names, c.values, strict=True)),
+                    strict=True,
+                )
+            )
+        )
+        row.update(
+            deals=len(scores),
+            games=len(scores) * settings.games_per_deal,
+            score=round(mean, 6),
+            low=round(low, 6),
+            high=round(high, 6),
+            elo=round(elo(mean), 1),
+            eliminated=race.eliminated.get(c.index),
+            best=c.index == leader,
+        )
+        rows.append(row)
+    return rows
+
+
+def write_candidates(path: Path, rows: list[dict[str, Any]]) -> None:
+    """candidates.csv, byte-stable (fixed decimals, ``\\n`` line ends)."""
+    columns = list(rows[0])
+    lines = [",".join(columns) + "\n"]
+    for row in rows:
+        cells = []
+        for key in columns:
+            value = row[key]
+            if value is None:
+                cells.append("")
+            elif isinstance(value, bool):
+                cells.append("yes" if value else "")
+            elif isinstance(value, float) and key in ("score", "low", "high"):
+                cells.append(_fmt(value))
+            else:
+                cells.append(csv_field(str(value)))
+        lines.append(",".join(cells) + "\n")
+    path.write_text("".join(lines), encoding="utf-8", newline="")
+
+
+def _leader(race: Race) -> int:
+    """The chosen candidate: the best mean among those that played the most deals."""
+    most = max(len(race.scores.get(c.index, [])) for c in race.candidates)
+    pool = [c.index for c in race.candidates if len(race.scores.get(c.index, [])) == most]
+    return max(pool, key=lambda i: (_mean(race.scores.get(i, [])), -i))
+
+
+def _mean(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def summary(settings: TuneSettings, race: Race) -> dict[str, Any]:
+    """tune.json: the best setting, its interval, the runner-up and the gap."""
+    best = _leader(race)
+    by_index = {c.index: c for c in race.candidates}
+    b = by_index[best]
+    mean, low, high = interval(race.scores.get(best, []))
+    deals = len(race.scores.get(best, []))
+    # The runner-up: the best of the others on the most deals (the last ones in the race).
+    others = [c.index for c in race.candidates if c.index != best]
+    runner_up = None
+    if others:
+        most = max(len(race.scores.get(i, [])) for i in others)
+        pool = [i for i in others if len(race.scores.get(i, [])) == most]
+        r = max(pool, key=lambda i: (_mean(race.scores.get(i, [])), -i))
+        diffs = differences(race.scores.get(best, []), race.scores.get(r, []))
+        gap, gap_low, gap_high = interval(diffs)
+        runner_up = {
+            "candidate": by_index[r].label,
+            "params": _params(settings, by_index[r]),
+            "score": round(_mean(race.scores.get(r, [])), 6),
+            "deals": len(diffs),
+            "gap": round(gap, 6),
+            "gap_interval": [round(gap_low, 6), round(gap_high, 6)],
+            "elo_gap": round(elo_gap(mean, gap), 1) if diffs else None,
+            "eliminated": race.eliminated.get(r),
+        }
+    return {
+        "best": {
+            "candidate": b.label,
+            "spec": b.player.text,
+            "params": _params(settings, b),
+            "score": round(mean, 6),
+            "interval": [round(low, 6), round(high, 6)],
+            "elo": round(elo(mean), 1),
+            "deals": deals,
+            "games": deals * settings.games_per_deal,
+        },
+        "runner_up": runner_up,
+        "confidence": CONFIDENCE,
+        "stop": race.stop,
+        "rounds": race.rounds,
+        "candidates": len(race.candidates),
+        "remaining": len(race.alive),
+        "games": race.games,
+        "budget": settings.budget,
+        "tolerance": settings.tolerance,
+        "alpha": settings.alpha,
+        "seed": settings.seed,
+        "spec": settings.spec,
+        "against": list(settings.against),
+        "rules": [r.name for r in settings.rules],
+    }
+
+
+def _params(settings: TuneSettings, candidate: Candidate) -> dict[str, Any]:
+    return {
+        p.name: candidate.player.params.get(p.name, v)
+        for p, v in zip(settings.params, candidate.values, strict=True)
+    }
+
+
+def new_folder(path: Path, settings: TuneSettings) -> None:
+    """Create the run folder (it must not exist) and save the settings."""
+    if path.exists():
+        raise TuneError(f"{path} already exists: choose another --out, or --resume it")
+    try:
+        path.mkdir(parents=True)
+    except OSError as exc:
+        raise TuneError(f"can't create {path}: {exc.strerror}") from None
+    text = json.dumps(settings.as_dict(), indent=2, ensure_ascii=False) + "\n"
+    (path / RUN).write_text(text, encoding="utf-8", newline="")
+
+
+def read_settings(path: Path) -> TuneSettings:
+    """The settings of the run in ``path`` (for ``--resume``)."""
+    try:
+        data = json.loads((path / RUN).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TuneError(f"{path} is not a tuning run (no {RUN})") from None
+    except (OSError, ValueError) as exc:
+        raise TuneError(f"{path / RUN} can't be read ({' '.join(str(exc).split())})") from None
+    return TuneSettings.from_dict(data)
+
+
+def compiled_flag(mode: str, specs: Iterator[TournamentSpec]) -> bool:
+    """Whether to play compiled: ``off`` never, ``auto`` when numba is installed, ``on``
+    always (raises :class:`TuneError` when some game can't be)."""
+    from arena.compiled import numba_available, why_not_compiled
+
+    if mode == "off":
+        return False
+    if mode == "auto":
+        return numba_available()
+    if mode != "on":
+        raise TuneError(f"compiled must be auto, on or off, got {mode!r}")
+    for spec in specs:
+        why = why_not_compiled(spec)
+        if why is not None:
+            raise TuneError(f"--compiled on: {why}")
+    return True
+
+
+def run_tune(
+    settings: TuneSettings,
+    folder: Path,
+    *,
+    load: Callable[[str], PlayerSpec],
+    resume: bool = False,
+    workers: int = 1,
+    compiled: str = "auto",
+    progress: bool | None = None,
+    on_round: Callable[[Race], None] | None = None,
+) -> TuneResult:
+    """Race the grid of ``settings`` in ``folder`` (new, or one to resume) and write its files."""
+    try:
+        candidates, opponents = load_candidates(settings, load)
+    except (StrategyError, SpaceError) as exc:
+        raise TuneError(str(exc)) from None
+    gpd = settings.games_per_deal
+    smallest = len(candidates) * MIN_DEALS * gpd
+    if settings.budget < smallest:
+        raise TuneError(
+            f"--budget {settings.budget:,} is too small for {len(candidates)} candidates: the first round "
+            f"needs at least {smallest:,} games ({MIN_DEALS} deals each, {gpd} games a deal)"
+        )
+    specs = (gauntlet(settings, c, opponents, 1, 1, True) for c in candidates)
+    fast = compiled_flag(compiled, specs)
+    for c in candidates[:1]:
+        try:
+            gauntlet(settings, c, opponents, 1, 1, fast)  # refused players: one line before any game
+        except ValueError as exc:
+            raise TuneError(" ".join(str(exc).split())) from None
+    if not resume:
+        new_folder(folder, settings)
+    games = GamesFile(folder / GAMES, resume)
+    race = Race(candidates, {c.index: [] for c in candidates})
+    place = SeatPlace(folder / "seat-logs", (folder.resolve(),))
+    bar = tqdm(
+        total=settings.budget,
+        unit="game",
+        file=sys.stderr,
+        dynamic_ncols=True,
+        disable=(not sys.stderr.isatty()) if progress is None else not progress,
+    )
+    played = 0
+    interrupted = False
+    error = None
+
+    def count(n: int) -> None:
+        bar.update(n)
+
+    try:
+        while True:
+            alive = race.alive
+            if len(alive) == 1:
+                race.stop = race.stop or "one candidate left"
+                break
+            deals = min(
+                settings.first_deals * 2**race.rounds, (settings.budget - race.games) // (len(alive) * gpd)
+            )
+            if deals < 1:
+                race.stop = "budget"
+                break
+            round_number = race.rounds + 1
+            bar.set_description(f"round {round_number}, {len(alive)} left")
+            for index in alive:
+                candidate = candidates[index]
+                block = games.take(round_number, candidate.label, deals * gpd)
+                if block is None:
+                    spec = gauntlet(settings, candidate, opponents, round_number, deals, fast)
+                    block = play_block(spec, round_number, candidate.label, workers, place, count)
+                    games.append(block)
+                    played += deals * gpd
+                else:
+                    count(deals * gpd)
+                race.scores[index].extend(per_deal(block.shares, gpd))
+                race.games += deals * gpd
+            race.rounds = round_number
+            verdict = judge_round({i: race.scores[i] for i in alive}, settings.alpha, round_number)
+            for dropped in verdict.dropped:
+                race.eliminated[dropped] = round_number
+            if on_round is not None:
+                on_round(race)
+            left = race.alive
+            if len(left) == 1:
+                race.stop = "significantly best"
+                break
+            if within_tolerance(verdict, _mean(race.scores[verdict.leader]), settings.tolerance):
+                race.stop = "within tolerance"
+                break
+    except KeyboardInterrupt:
+        interrupted = True
+    except BatchFailed as exc:
+        interrupted, error = True, str(exc)
+    finally:
+        bar.close()
+        games.close(finished=not interrupted)
+    rows = candidate_rows(settings, race)
+    result = summary(settings, race)
+    if not interrupted:
+        write_candidates(folder / CANDIDATES, rows)
+        text = json.dumps(result, indent=2, ensure_ascii=False) + "\n"
+        (folder / SUMMARY).write_text(text, encoding="utf-8", newline="")
+    return TuneResult(folder, rows, result, played, interrupted, error)
