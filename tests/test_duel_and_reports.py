@@ -203,7 +203,7 @@ def test_report_plots(finished_run: Path, tmp_path: Path) -> None:
     assert code == 0
     names = sorted(p.name for p in folder.glob("*.png"))
     assert names == sorted(
-        f"{kind}-{r}.png" for kind in ("winrate", "pairwise", "lengths") for r in ("classic", "short")
+        f"{kind}-{r}.png" for kind in ("winrate", "pairwise", "lengths", "games") for r in ("classic", "short")
     )
     for path in folder.glob("*.png"):
         data = path.read_bytes()
