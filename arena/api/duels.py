@@ -154,7 +154,8 @@ def duel(
     except (StrategyError, SprtError, RunFolderError, ValueError) as exc:
         if isinstance(exc, ArenaError):
             raise
-        raise ArenaError(" ".join(str(exc).split())) from None
+        # (the command line's option name, as the argument's)
+        raise ArenaError(" ".join(str(exc).split()).replace("--sprt:", "sprt:", 1)) from None
     from arena.analysis.duel_report import duel_json
 
     workers = workers or os.cpu_count() or 1
