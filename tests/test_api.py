@@ -145,6 +145,29 @@ def test_load_run_reads_a_partial_run(tmp_path: Path) -> None:
     assert list(whole.summary.columns) == list(run.summary.columns)
 
 
+def test_a_run_of_classes_resumes_with_the_same_classes(tmp_path: Path) -> None:
+    class Banker:
+        name = "banker"
+
+        def decide(self, view):
+            keep = view.legal_keeps[0]
+            return Action(keep.dice, view.bank_allowed(keep) and view.turn_points + keep.points >= 400)
+
+    whole = arena.tournament("classic", [Banker, "greedy"], games=20, batch_size=4, out=tmp_path / "r")
+    expected = (whole.folder / "games.csv").read_bytes()
+    (whole.folder / "games.csv").write_bytes(expected[: len(expected) // 2])  # as a kill leaves it
+    for name in ("summary.csv", "pairwise.csv", "run.json"):
+        (whole.folder / name).unlink()
+    assert not arena.load_run(whole.folder).complete
+    with pytest.raises(arena.ArenaError, match=r"came from a Python class.*players=\[\.\.\.\]"):
+        arena.tournament(resume=whole.folder)
+    with pytest.raises(arena.ArenaError, match="different tournament"):
+        arena.tournament(resume=whole.folder, players=["random", "greedy"])
+    resumed = arena.tournament(resume=whole.folder, players=[Banker, "greedy"])
+    assert resumed.complete and (whole.folder / "games.csv").read_bytes() == expected
+    assert resumed.info["resumed_at_game"] > 0
+
+
 def test_duel_returns_the_verdict_and_saves_the_cli_files(tmp_path: Path) -> None:
     class Banker:
         name = "banker"

@@ -26,11 +26,11 @@ from arena.players import BUILTINS, StrategyError
 from arena.tournament import TournamentSpec, run_tournament
 from arena.tournament.fault_log import fault_groups, game_describer, write_errors_log
 from arena.tournament.games_check import read_journal
-from arena.tournament.run_folder import RunFolder, RunFolderError, load_saved_run
+from arena.tournament.run_folder import RunFolder, RunFolderError, load_saved_run, load_saved_spec
 from arena.tournament.run_info import now_text, run_info
 from arena.tournament.runner import RunOutcome
 from arena.tournament.schedule import Schedule, ScheduleShape
-from arena.tournament.spec import DEFAULT_GAMES, DEFAULT_MOVE_TIMEOUT
+from arena.tournament.spec import DEFAULT_CHUNK_GAMES, DEFAULT_GAMES, DEFAULT_MOVE_TIMEOUT, check_identity
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -118,8 +118,9 @@ def tournament(
     per ruleset in a free-for-all), ``seed`` (default 0, or a secret one with ``cmd:`` players),
     ``workers`` (default: all cores), ``out`` (a folder that must not exist; default
     results/<timestamp>), ``move_timeout``, ``compiled`` (auto, on, off), ``progress`` (a bar on
-    stderr).  ``resume``: continue the run in that folder with its saved settings (the game
-    settings given here are then not used).  Bad input raises :class:`ArenaError`.
+    stderr).  ``resume``: continue the run in that folder with its saved settings (the other
+    game settings given here are not used); give ``players`` too for a run of classes, the same
+    ones it was started with.  Bad input raises :class:`ArenaError`.
 
     Ctrl-C stops the run as on the command line: the games written so far are kept, the reports
     cover them and the returned run says ``complete`` is False; ``resume=`` continues it.
@@ -133,7 +134,7 @@ def tournament(
         if resume is not None:
             if out is not None:
                 raise ArenaError("resume continues a run in its own folder; leave out out=")
-            spec = load_saved_run(Path(resume), command)
+            spec = load_saved_run(Path(resume), command) if players is None else resumed_spec(resume, players)
         else:
             loaded = players_of(players, move_timeout)
             if seed is None:  # an isolated bot must not be able to guess the seed (see Seating.seed_for)
@@ -168,6 +169,26 @@ def tournament(
     if outcome.error is not None:
         raise ArenaError(f"{outcome.error}; continue with arena.tournament(resume={str(folder.path)!r})")
     return Run(folder.path, stats)
+
+
+def resumed_spec(folder: str | Path, players: Iterable[PlayerLike]) -> TournamentSpec:
+    """The saved settings of the run in ``folder`` with ``players`` given anew: how a run of
+    classes (which spec.json can name but not load) is resumed.  The players must be the saved
+    ones (same classes, parameters and names), which RunFolder.resume checks."""
+    saved = load_saved_spec(Path(folder))
+    check_identity(saved)
+    return TournamentSpec(
+        rulesets=tuple(Ruleset(**r) for r in saved["rulesets"]),
+        players=players_of(players, saved["move_timeout"]),
+        format=saved["format"],
+        games=saved["games"],
+        seed=saved["seed"],
+        seats=saved["seats"],
+        move_timeout=saved["move_timeout"],
+        max_rounds=saved["max_rounds"],
+        chunk_games=saved.get("chunk_games", DEFAULT_CHUNK_GAMES),
+        command="arena.tournament(...)",
+    )
 
 
 def write_run_files(
