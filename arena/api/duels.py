@@ -18,13 +18,13 @@ from arena.tournament.duel import DuelOutcome, Sprt, SprtError, duel_limit, duel
 from arena.tournament.run_folder import RunFolder, RunFolderError
 from arena.tournament.run_info import now_text, run_info
 from arena.tournament.runner import RunOutcome
-from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT
+from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class DuelResult:
     """The verdict of a duel: what ``arena duel`` prints and duel.json holds.
 
@@ -86,6 +86,14 @@ class DuelResult:
         from arena.api.runs import load_run
 
         return load_run(self.folder).games
+
+    def __repr__(self) -> str:
+        low, high = self.score_interval
+        verdict = f", {self.verdict} accepted" if self.verdict else ""
+        return (
+            f"<arena duel {self.a!r} vs {self.b!r}: {self.outcome.tally.games:,} games, score "
+            f"{self.score:.3f} [{low:.3f}, {high:.3f}]{verdict}>"
+        )
 
     def __str__(self) -> str:
         from arena.analysis.duel_report import duel_text
@@ -156,8 +164,6 @@ def duel(
             raise
         # (the command line's option name, as the argument's)
         raise ArenaError(" ".join(str(exc).split()).replace("--sprt:", "sprt:", 1)) from None
-    from arena.analysis.duel_report import duel_json
-
     workers = workers or os.cpu_count() or 1
     started = now_text()
     outcome = run_duel(
@@ -175,7 +181,25 @@ def duel(
         compiled=use_compiled,
         seat_limits=spec.seat_limits,
     )
-    data = duel_json(outcome, ruleset.name, folder.path)
+    data = write_duel_files(folder, spec, outcome, workers=workers, started=started, resumed_from=0)
+    if outcome.error is not None:
+        raise ArenaError(f"{outcome.error}; {outcome.tally.games:,} games kept in {folder.path}")
+    return DuelResult(folder.path, outcome, data)
+
+
+def write_duel_files(
+    folder: RunFolder,
+    spec: TournamentSpec,
+    outcome: DuelOutcome,
+    *,
+    workers: int,
+    started: str,
+    resumed_from: int,
+) -> dict[str, Any]:
+    """duel.json (the verdict) and run.json of a duel that has played; returns duel.json's data."""
+    from arena.analysis.duel_report import duel_json
+
+    data = duel_json(outcome, spec.rulesets[0].name, folder.path)
     folder.write_json("duel.json", data)
     info = run_info(
         spec,
@@ -190,11 +214,9 @@ def duel(
         ),
         workers=workers,
         started=started,
-        resumed_from=0,
+        resumed_from=resumed_from,
     )
     folder.write_json(
         "run.json", {**info, "kind": "duel", "games_limit": outcome.limit, "sprt": data.get("sprt")}
     )
-    if outcome.error is not None:
-        raise ArenaError(f"{outcome.error}; {outcome.tally.games:,} games kept in {folder.path}")
-    return DuelResult(folder.path, outcome, data)
+    return data

@@ -16,7 +16,7 @@ from arena.players import play_match
 from arena.tournament.spec import unique_labels
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class GameRecord:
     """One game: its ruleset, seed, the names in seat order, every event (the engine's event
     objects: TurnStarted, Rolled, Kept, Banked, Farkled, ..., GameOver) and the result."""
@@ -37,8 +37,13 @@ class GameRecord:
         return self.result.winners
 
     @property
-    def turns(self) -> int:
+    def turns(self) -> tuple[int, ...]:
+        """Turns played per seat."""
         return self.result.turns
+
+    def __repr__(self) -> str:
+        seats = ", ".join(f"{name} {score:,}" for name, score in zip(self.names, self.scores, strict=True))
+        return f"<arena game on {self.rules.name}, seed {self.seed}: {seats}; {len(self.events):,} events>"
 
 
 def play(

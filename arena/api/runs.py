@@ -12,7 +12,7 @@ import dataclasses
 import json
 import os
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
@@ -202,13 +202,17 @@ def write_run_files(
     resumed_from: int,
     backend: str = "local",
     scheduler: str | None = None,
+    reports: Callable[..., RunStats] | None = None,
 ) -> RunStats:
     """The files a run writes once its games are played: summary.csv, pairwise.csv, errors.csv
-    (gauntlet.csv), errors.log and run.json; returns the statistics."""
-    from arena.analysis.reports import write_reports
+    (gauntlet.csv), errors.log and run.json; returns the statistics.  ``reports``: what writes
+    the first four (default :func:`arena.analysis.reports.write_reports`; the command line
+    passes its own hook)."""
+    if reports is None:
+        from arena.analysis.reports import write_reports as reports
 
     path = folder.path
-    stats = write_reports(
+    stats = reports(
         path,
         [r.name for r in spec.rulesets],
         tested=spec.labels[0] if spec.format == "gauntlet" else None,

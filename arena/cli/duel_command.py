@@ -5,14 +5,15 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from datetime import datetime
 from pathlib import Path
 from typing import NoReturn
 
 import click
 from click.core import ParameterSource
 
-from arena.analysis.duel_report import duel_json, duel_text
+from arena.analysis.duel_report import duel_text
+from arena.api.duels import write_duel_files
+from arena.api.runs import default_folder
 from arena.cli.compiled_option import compiled_option, wants_compiled
 from arena.cli.output import echo_json, fail
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
@@ -31,8 +32,7 @@ from arena.tournament.duel import (
 from arena.tournament.fault_log import FaultCollector, FaultStop, FaultWatch, full_traceback, warning_block
 from arena.tournament.interrupts import StopState, stop_signals
 from arena.tournament.run_folder import RunFolder, RunFolderError, load_saved_run, load_saved_spec
-from arena.tournament.run_info import now_text, run_info
-from arena.tournament.runner import RunOutcome
+from arena.tournament.run_info import now_text
 from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
 
 SPRT_HELP = (
@@ -48,13 +48,7 @@ SPRT_HELP = (
 
 
 def default_duel_out() -> Path:
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    path = Path("results") / f"{stamp}-duel"
-    n = 2
-    while path.exists():
-        path = Path("results") / f"{stamp}-duel-{n}"
-        n += 1
-    return path
+    return default_folder("-duel")
 
 
 @click.command("duel")
@@ -234,25 +228,8 @@ def duel_command(
         fail_at_fault(fault.detail, folder.path)
     except RunFolderError as exc:
         fail(str(exc))
-    data = duel_json(outcome, rules.name, folder.path)
-    folder.write_json("duel.json", data)
-    info = run_info(
-        spec,
-        RunOutcome(
-            outcome.tally.games if outcome.complete else outcome.limit,
-            outcome.tally.games,
-            outcome.games_played,
-            outcome.seconds,
-            outcome.faults,
-            outcome.interrupted,
-            outcome.error,
-        ),
-        workers=workers,
-        started=started,
-        resumed_from=resumed_from,
-    )
-    folder.write_json(
-        "run.json", {**info, "kind": "duel", "games_limit": outcome.limit, "sprt": data.get("sprt")}
+    data = write_duel_files(
+        folder, spec, outcome, workers=workers, started=started, resumed_from=resumed_from
     )
     if as_json:
         echo_json(data)
