@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena.analysis.reports import RunStats
+from arena.distribution import install_hint
 
 
 class PlotError(Exception):
@@ -19,9 +20,7 @@ def _pyplot():
     try:
         import matplotlib
     except ImportError:
-        raise PlotError(
-            "--plot needs matplotlib: pip install 'arena[plot]' (or pip install matplotlib)"
-        ) from None
+        raise PlotError(f"--plot needs matplotlib: {install_hint('plot')}") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -1,4 +1,4 @@
-"""``arena strategies list`` and ``arena play``: strategies on the command line."""
+"""``arena play``: one game, turn by turn."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import click
 
-from arena.cli.output import echo_json, fail
+from arena.cli.output import fail
 from arena.cli.render import GameNarrator
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
 from arena.cli.seat_options import Seating, seat_options
@@ -18,7 +18,6 @@ from arena.players import (
     PlayerFault,
     PlayerSpec,
     StrategyError,
-    available_strategies,
     play_match,
 )
 from arena.players.human import HumanPlayer
@@ -32,24 +31,6 @@ PLAYER_HELP = (
     "A strategy: a built-in name with optional parameters (threshold:bank_at=400,min_dice=3), "
     "path/to/bot.py[:Class], package.module:Class, or an installed plugin's name. Repeatable."
 )
-
-
-@click.group("strategies")
-def strategies_group() -> None:
-    """List the strategies that can play."""
-
-
-@strategies_group.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-def strategies_list(as_json: bool) -> None:
-    """Built-in strategies, installed plugins, and the Player classes in ./strategies/."""
-    found = available_strategies()
-    if as_json:
-        echo_json([{"spec": a.spec, "source": a.source, "description": a.description} for a in found])
-        return
-    width = max(len(a.spec) for a in found)
-    for a in found:
-        click.echo(f"{a.spec:<{width}}  {a.source:<8}  {a.description}")
 
 
 @click.command("play")
