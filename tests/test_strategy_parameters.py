@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import tomllib
+from collections.abc import Iterator
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -41,11 +44,13 @@ def run(*args: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture
-def bots(tmp_path: Path) -> Path:
-    folder = tmp_path / "mybots"
+def bots(tmp_path: Path) -> Iterator[Path]:
+    folder = tmp_path / "steadybots"
     folder.mkdir()
     (folder / "steady.py").write_text(STEADY, encoding="utf-8")
-    return folder
+    yield folder
+    for name in [m for m in sys.modules if m == "steadybots" or m.startswith("steadybots.")]:
+        del sys.modules[name]  # imported as a package from this test's folder: gone with it
 
 
 def test_a_files_class_takes_parameters_with_their_types(bots: Path) -> None:
@@ -125,13 +130,13 @@ def test_strategies_list_refuses_a_path_that_is_no_folder(tmp_path: Path, make: 
 def test_a_module_that_is_not_importable_says_how_to_fix_it(
     bots: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.chdir(bots.parent)  # mybots/steady.py is here, but not on the Python path
+    monkeypatch.chdir(bots.parent)  # steadybots/steady.py is here, but not on the Python path
     with pytest.raises(StrategyError) as here:
-        load_player_spec("mybots.steady:Steady")
+        load_player_spec("steadybots.steady:Steady")
     assert str(here.value) == (
-        "mybots.steady:Steady: no module named 'mybots' on the Python path; it is the file "
-        "mybots/steady.py here: name the file (-p mybots/steady.py:Steady) or put this folder on the path "
-        "(PYTHONPATH=. arena ...)"
+        "steadybots.steady:Steady: no module named 'steadybots' on the Python path; it is the file "
+        "steadybots/steady.py here: name the file (-p steadybots/steady.py:Steady) or put this folder on "
+        "the path (PYTHONPATH=. arena ...)"
     )
     code, _, err = run("play", "-p", "nowhere_pkg.bots:Bot")
     assert code == 2
@@ -142,7 +147,7 @@ def test_a_module_that_is_not_importable_says_how_to_fix_it(
     with pytest.raises(StrategyError, match=r"^arena\.nope:Bot: no module named 'arena\.nope'$"):
         load_player_spec("arena.nope:Bot")  # arena is importable: only its module is missing
     monkeypatch.syspath_prepend(str(bots.parent))  # the fix the hint gives
-    assert load_player_spec("mybots.steady:Steady:bank_at=400").create().bank_at == 400
+    assert load_player_spec("steadybots.steady:Steady:bank_at=400").create().bank_at == 400
 
 
 def test_the_distribution_name_is_in_pyproject_and_in_every_install_hint() -> None:
@@ -166,4 +171,4 @@ def test_the_distribution_name_is_in_pyproject_and_in_every_install_hint() -> No
     ]
     assert offenders == []
     code, out, _ = run("--version")
-    assert code == 0 and out.startswith("arena, version ")
+    assert code == 0 and out.endswith(f", version {version(DISTRIBUTION)}\n")
