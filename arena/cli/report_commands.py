@@ -152,12 +152,49 @@ def seats_text(seats: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-@click.command("report")
+REPORT_HELP = """Ranking, pairwise table and first-seat advantage of a finished or interrupted run
+(or a duel's folder).  Every number depends only on the set of games in games.csv, never on
+their order.
+
+\b
+The ranking, one block per ruleset, best Elo first:
+  rank          the place by Elo
+  player        the strategy's name, with its parameters
+  win rate      the share of its games it won (a tied win counts its share), against
+                whoever it was seated with; it depends on the field: in games of K
+                seats the fair share is 1/K (50 % for two, 33.3 % for three)
+  95% interval  the Wilson score interval of the win rate
+  Elo [95% interval]
+                the strength that best explains every finishing order of the
+                ruleset, given who met whom (Plackett-Luce, maximum likelihood; with
+                two seats Bradley-Terry); 0 is the field's average, a gap of D
+                predicts a head-to-head score of 1 / (1 + 10^(-D/400)): +100 is about
+                64 %, +200 about 76 %; the interval is for the Elo against the average
+  games         games it played
+  pts/turn      its final scores over its turns (every turn counts, farkled ones too)
+  farkles       the share of its turns that ended in a farkle
+  errors        games it lost by a fault (an exception, an illegal action, a
+                timeout): see errors.csv and errors.log
+
+\b
+A gauntlet (--format gauntlet) shows the tested player against each opponent instead:
+  score         its win share against that opponent, with a 95% interval
+  Elo difference the difference that score gives, with its interval
+  LOS           likelihood of superiority: the chance the tested player is stronger
+  interval from game pairs (each deal in both seat orders, same dice) or games
+
+\b
+pairwise: each player's (row) win rate against each opponent (column); in games of
+  more seats, the share of their games in which it finished ahead.
+first-seat advantage: the win rate by seat position, against the fair share.
+"""
+
+
+@click.command("report", help=REPORT_HELP)
 @click.argument("folder", type=RUN_DIR)
 @click.option("--plot", is_flag=True, help="Also write PNG plots into the folder (needs matplotlib).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 def report_command(folder: Path, plot: bool, as_json: bool) -> None:
-    """Ranking, pairwise table and first-seat advantage of a finished or interrupted run."""
     from arena.analysis.ranking import results_text
 
     stats, info = read_run(folder)
