@@ -115,6 +115,22 @@ def completeness(played: int, total: int | None, spec: dict) -> str:
     return partial_text(played, total, proportion)
 
 
+def run_json(folder: Path, stats: RunStats, played: int, total: int | None) -> dict:
+    """What ``report --json`` and ``tournament --json`` print of a run: how much of it was
+    played and its tables (summary, pairwise, seats, gauntlet) as records with the CSV columns."""
+    return {
+        "folder": str(folder),
+        "complete": total is not None and played >= total,
+        "games_played": played,
+        "games_total": total,
+        "share_played": round(played / total, 6) if total else None,
+        "summary": json.loads(stats.summary.to_json(orient="records")),
+        "pairwise": json.loads(stats.pairwise.to_json(orient="records")),
+        "seats": json.loads(stats.seats.to_json(orient="records")),
+        "gauntlet": json.loads(stats.gauntlet.to_json(orient="records")),
+    }
+
+
 def pairwise_text(pairwise: pd.DataFrame, summary: pd.DataFrame) -> str:
     lines = []
     for ruleset, table in pairwise.groupby("ruleset", sort=False):
@@ -209,20 +225,7 @@ def report_command(folder: Path, plot: bool, as_json: bool) -> None:
         except PlotError as exc:
             fail(str(exc))
     if as_json:
-        echo_json(
-            {
-                "folder": str(folder),
-                "complete": total is not None and played >= total,
-                "games_played": played,
-                "games_total": total,
-                "share_played": round(played / total, 6) if total else None,
-                "summary": json.loads(stats.summary.to_json(orient="records")),
-                "pairwise": json.loads(stats.pairwise.to_json(orient="records")),
-                "seats": json.loads(stats.seats.to_json(orient="records")),
-                "gauntlet": json.loads(stats.gauntlet.to_json(orient="records")),
-                "plots": [str(p) for p in written],
-            }
-        )
+        echo_json({**run_json(folder, stats, played, total), "plots": [str(p) for p in written]})
         return
     click.echo(f"{folder} ({completeness(played, total, spec)})")
     click.echo(results_text(stats))
