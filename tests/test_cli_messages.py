@@ -76,3 +76,15 @@ def test_report_help_explains_every_column_of_the_ranking() -> None:
             f"{head}" in lines
         ), head
     assert "fair share is 1/K" in out and "Wilson score interval" in out and "Plackett-Luce" in out
+
+
+def test_every_command_takes_json() -> None:
+    def leaves(command: click.Command, path: str) -> list[tuple[str, click.Command]]:
+        if isinstance(command, click.Group):
+            return [leaf for name, sub in command.commands.items() for leaf in leaves(sub, f"{path} {name}")]
+        return [(path, command)]
+
+    without = [
+        path for path, command in leaves(cli, "arena") if not any("--json" in p.opts for p in command.params)
+    ]
+    assert without == []
