@@ -1,16 +1,59 @@
 """arena: write bots for the dice game 10,000 and pit them against each other.
 
-``arena.tune(...)`` tunes a strategy's parameters (see :mod:`arena.tuning`); it is imported on
-first use, so ``import arena`` stays light."""
+The Python API (:mod:`arena.api`, :mod:`arena.tuning`), the command line's jobs as functions:
+
+- ``arena.tournament(rules=[...], players=[...], games=..., seed=..., workers=..., out=...)``
+  runs what ``arena tournament`` runs and returns a :class:`~arena.api.Run` (``.summary``,
+  ``.pairwise``, ``.games`` DataFrames and ``.folder``);
+- ``arena.duel(a, b, ...)`` returns the verdict (:class:`~arena.api.DuelResult`);
+- ``arena.play(players, ...)`` plays one game and returns its events
+  (:class:`~arena.api.GameRecord`);
+- ``arena.load_run(folder)`` reads any run folder, finished or partial;
+- ``arena.tune(spec, params, ...)`` tunes a strategy's parameters.
+
+And what a strategy needs: ``Action``, ``TurnView``, ``GameInfo``, ``Player``, ``Policy``,
+``PolicyPlayer``, ``Ruleset`` and ``load_ruleset``.  Each name is imported on first use, so
+``import arena`` stays light (no pandas, numpy or numba)."""
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
+
+#: Every public name and the module it lives in.
+_EXPORTS = {
+    "tournament": "arena.tournament",  # the package, callable: see arena/tournament/__init__.py
+    "duel": "arena.api",
+    "play": "arena.api",
+    "load_run": "arena.api",
+    "Run": "arena.api",
+    "DuelResult": "arena.api",
+    "GameRecord": "arena.api",
+    "ArenaError": "arena.api",
+    "tune": "arena.tuning",
+    "Action": "arena.engine",
+    "TurnView": "arena.engine",
+    "Ruleset": "arena.engine",
+    "load_ruleset": "arena.engine",
+    "GameInfo": "arena.players",
+    "Player": "arena.players",
+    "PlayerFault": "arena.players",
+    "Policy": "arena.players",
+    "PolicyPlayer": "arena.players",
+}
+
+__all__ = sorted(_EXPORTS)
 
 
 def __getattr__(name: str) -> Any:
-    if name == "tune":
-        from arena.tuning import tune
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'arena' has no attribute {name!r}")
+    imported = importlib.import_module(module)
+    value = imported if module == f"arena.{name}" else getattr(imported, name)
+    globals()[name] = value  # looked up once
+    return value
 
-        return tune
-    raise AttributeError(f"module 'arena' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -202,9 +202,8 @@ def test_report_plots(finished_run: Path, tmp_path: Path) -> None:
     code, out, _ = run("report", str(folder), "--plot")
     assert code == 0
     names = sorted(p.name for p in folder.glob("*.png"))
-    assert names == sorted(
-        f"{kind}-{r}.png" for kind in ("winrate", "pairwise", "lengths") for r in ("classic", "short")
-    )
+    kinds = ("winrate", "pairwise", "lengths", "games")
+    assert names == sorted(f"{kind}-{r}.png" for kind in kinds for r in ("classic", "short"))
     for path in folder.glob("*.png"):
         data = path.read_bytes()
         assert data.startswith(b"\x89PNG\r\n\x1a\n") and len(data) > 10_000

@@ -3,6 +3,7 @@ whose best setting is known by construction, reproducibility, resume, the API, c
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
@@ -321,3 +322,42 @@ def test_the_race_stops_when_the_rest_are_within_tolerance() -> None:
     assert within_tolerance(verdict, 0.5, 5.0) and not within_tolerance(verdict, 0.5, 0.1)
     verdict = judge_round(far, 0.05, 1)
     assert verdict.dropped == (1,)  # 23 Elo worse: dropped (the race then stops with one left)
+
+
+BUGGY = '''
+from arena.players import Action
+
+
+class Buggy:
+    """Banks at bank_at; raises once a turn passes 300 when bank_at is 600."""
+
+    name = "buggy"
+
+    def __init__(self, bank_at: int = 400) -> None:
+        self.bank_at = bank_at
+
+    def decide(self, view):
+        if self.bank_at == 600 and view.turn_points > 300:
+            raise RuntimeError("boom")
+        keep = view.legal_keeps[0]
+        return Action(keep.dice, view.turn_points + keep.points >= self.bank_at and view.may_bank(keep))
+'''
+
+
+def test_a_setting_that_faults_is_reported_not_hidden(tmp_path: Path) -> None:
+    bot = tmp_path / "buggy.py"
+    bot.write_text(BUGGY)
+    out = tmp_path / "run"
+    result = invoke(
+        str(bot), "--param", "bank_at=400..600/200", "--against", "greedy", "--rules", "classic",
+        "--budget", "2000", "--out", str(out),
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert "warning   buggy:bank_at=600 faulted in" in result.output and "RuntimeError: boom" in result.output
+    assert "buggy:bank_at=400 faulted" not in result.output
+    rows = {line.split(",")[0]: line.split(",") for line in (out / "candidates.csv").read_text().splitlines()}
+    faults = rows["candidate"].index("faults")
+    assert rows["buggy:bank_at=400"][faults] == "0" and int(rows["buggy:bank_at=600"][faults]) > 0
+    summary = json.loads((out / "tune.json").read_text())
+    assert list(summary["faults"]) == ["buggy:bank_at=600"]
+    assert summary["faults"]["buggy:bank_at=600"]["first"] == "error: RuntimeError: boom"

@@ -19,12 +19,27 @@ def results_text(stats: RunStats) -> str:
     """The gauntlet table for a gauntlet run, else the ranking."""
     if len(stats.gauntlet):
         return gauntlet_text(stats.gauntlet)
-    return ranking_text(stats.summary)
+    return ranking_text(stats.summary, stats.seats)
 
 
-def ranking_text(summary: pd.DataFrame) -> str:
+def fair_share_note(seats: pd.DataFrame | None, ruleset: str) -> str:
+    """ " (K seats a game: fair share X %)" for a ruleset played at tables of more than two: the
+    win rate an equal strategy would get (1/K), which the win rates are read against.  Empty for
+    games of two, where it is the familiar 50 %."""
+    if seats is None or seats.empty:
+        return ""
+    sizes = sorted({int(n) for n in seats.loc[seats["ruleset"] == ruleset, "seats"]})
+    if not sizes or sizes == [2]:
+        return ""
+    parts = [f"{n} seats a game: fair share {100 / n:.1f} %" for n in sizes]
+    return f" ({'; '.join(parts)})"
+
+
+def ranking_text(summary: pd.DataFrame, seats: pd.DataFrame | None = None) -> str:
     """One block per ruleset, best Elo first: rank, player, win rate with its 95% interval, Elo
-    with its 95% interval, games, points per turn, farkle rate and errors."""
+    with its 95% interval, games, points per turn, farkle rate and errors.  With ``seats`` (the
+    seat table of :class:`RunStats`), a ruleset played at tables of more than two names its fair
+    share, 1/seats, in its heading."""
     lines: list[str] = []
     for ruleset, table in summary.groupby("ruleset", sort=False):
         rows: list[list[Cell]] = [
@@ -43,7 +58,7 @@ def ranking_text(summary: pd.DataFrame) -> str:
         ]
         heads = ["rank", "player", "win rate", "95% interval", "Elo [95% interval]", "games", "pts/turn"]
         heads += ["farkles", "errors"]
-        lines.append(f"{ruleset}")
+        lines.append(f"{ruleset}{fair_share_note(seats, ruleset)}")
         lines += _table(heads, rows, left={1})
         lines.append("")
     return "\n".join(lines).rstrip() + "\n"

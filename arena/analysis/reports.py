@@ -14,13 +14,13 @@ summary.csv, one row per ruleset and player, best Elo first:
   player met, centred on 0, with its 95% interval (NaN for a player who never met anyone).
 pairwise.csv, one row per ruleset, player and opponent who sat at one table:
   games together, wins (finishing ahead of the opponent; level counts half), win_rate, ci_low,
-  ci_high (Wilson).
+  ci_high (Wilson), significant (True when that interval excludes 50 %).
 gauntlet.csv (gauntlet runs): the tested player against each opponent; see gauntlet.py.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pandas as pd
@@ -67,7 +67,17 @@ SUMMARY_COLUMNS = [
     "elo_low",
     "elo_high",
 ]
-PAIRWISE_COLUMNS = ["ruleset", "player", "opponent", "games", "wins", "win_rate", "ci_low", "ci_high"]
+PAIRWISE_COLUMNS = [
+    "ruleset",
+    "player",
+    "opponent",
+    "games",
+    "wins",
+    "win_rate",
+    "ci_low",
+    "ci_high",
+    "significant",
+]
 
 
 @dataclass(frozen=True)
@@ -80,6 +90,10 @@ class RunStats:
     seats: pd.DataFrame  # win rate by seat position: the first-seat advantage
     lengths: pd.DataFrame  # games by length in rounds, per ruleset
     gauntlet: pd.DataFrame  # the tested player against each opponent (gauntlet runs; else empty)
+    #: games by length in rounds, per ruleset and player: the lengths of the games each played
+    player_lengths: pd.DataFrame = field(
+        default_factory=lambda: pd.DataFrame(columns=["ruleset", "player", "rounds", "games"])
+    )
 
 
 def build_reports(
@@ -132,6 +146,11 @@ def build_reports(
         ["ruleset", "rounds"],
         ["games"],
     )
+    player_lengths = _frame(
+        {(rulesets[r], players[p], rounds): v for (r, p, rounds), v in tally.player_lengths.items()},
+        ["ruleset", "player", "rounds"],
+        ["games"],
+    )
     orders: dict[tuple[str, Order], int] = {}  # finishing orders and their counts: the ratings' data
     for (r, cells), count in tally.orders.items():
         key = (rulesets[r], finishing_order([players[p] for _, p in cells], [rank for rank, _ in cells]))
@@ -144,6 +163,7 @@ def build_reports(
         _seat_table(seats, order),
         _length_table(lengths, order),
         gauntlet.frame(order) if gauntlet is not None else pd.DataFrame(columns=GAUNTLET_COLUMNS),
+        _player_length_table(player_lengths, summary),
     )
 
 
@@ -192,6 +212,18 @@ def _length_table(lengths: pd.DataFrame | None, order: list[str]) -> pd.DataFram
     )
 
 
+def _player_length_table(lengths: pd.DataFrame | None, summary: pd.DataFrame) -> pd.DataFrame:
+    """Games by length per ruleset and player, players in ranking order."""
+    columns = ["ruleset", "player", "rounds", "games"]
+    if lengths is None:
+        return pd.DataFrame(columns=columns)
+    table = lengths.reset_index()
+    table["games"] = table["games"].astype("int64")
+    rank = {(r, p): i for i, (r, p) in enumerate(zip(summary["ruleset"], summary["player"], strict=True))}
+    table["rank"] = [rank.get(k, len(rank)) for k in zip(table["ruleset"], table["player"], strict=True)]
+    return table.sort_values(["rank", "rounds"])[columns].reset_index(drop=True)
+
+
 def _with_interval(table: pd.DataFrame) -> pd.DataFrame:
     bounds = [wilson_interval(w, n) for w, n in zip(table["wins"], table["games"], strict=True)]
     table["win_rate"] = table["wins"] / table["games"]
@@ -236,6 +268,10 @@ def _pairwise(pairs: pd.DataFrame | None, order: list[str], summary: pd.DataFram
     total = pairs.reset_index().rename(columns={"player_other": "opponent"})
     total["games"] = total["games"].astype("int64")
     total = _with_interval(total)
+    # The 95% interval excludes 50 %: the player finishes ahead of (or behind) this opponent more
+    # often than an equal would.  Counted game by game, which under duplicate dice is the wider
+    # (more cautious) interval: the luck the two seat orders share cancels only in pairs.
+    total["significant"] = (total["ci_low"] > 0.5) | (total["ci_high"] < 0.5)
     # Rows follow the ranking: players, then opponents, in summary order.
     rank = {(r, p): i for i, (r, p) in enumerate(zip(summary["ruleset"], summary["player"], strict=True))}
     total["a"] = [rank.get(k, 0) for k in zip(total["ruleset"], total["player"], strict=True)]

@@ -107,6 +107,7 @@ class RunTally:
     - ``pairs``: (ruleset, player, opponent) -> [games together, halves: 2 ahead, 1 level]
     - ``seats``: (ruleset, seats at the table, seat) -> [games, win units]
     - ``lengths``: (ruleset, rounds) -> [games]
+    - ``player_lengths``: (ruleset, player, rounds) -> [games]: the lengths of each player's games
     - ``orders``: (ruleset, finishing order as ids) -> games
     """
 
@@ -115,6 +116,7 @@ class RunTally:
         self.pairs: dict[tuple[int, ...], list[int]] = {}
         self.seats: dict[tuple[int, ...], list[int]] = {}
         self.lengths: dict[tuple[int, ...], list[int]] = {}
+        self.player_lengths: dict[tuple[int, ...], list[int]] = {}
         self.orders: dict[tuple[int, IdOrder], int] = {}
 
     def add(self, block: GameBlock) -> None:
@@ -133,6 +135,7 @@ class RunTally:
         _add(self.seats, group_sums([block.ruleset, np.repeat(sizes, sizes), block.seat], [win_units]))
         rounds = np.maximum.reduceat(block.turns, starts)
         _add(self.lengths, group_sums([block.ruleset[starts], rounds], []))
+        _add(self.player_lengths, group_sums([block.ruleset, block.player, np.repeat(rounds, sizes)], []))
         for rows in game_tables(starts, sizes):
             self._add_tables(block.ruleset[rows[:, 0]], block.player[rows], block.rank[rows])
 

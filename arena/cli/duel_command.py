@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import math
 import os
 import shlex
 import sys
-from datetime import datetime
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import NoReturn
 
 import click
 from click.core import ParameterSource
 
-from arena.analysis.stats import elo_from_score
+from arena.analysis.duel_report import duel_text
+from arena.api.duels import write_duel_files
+from arena.api.runs import default_folder
 from arena.cli.compiled_option import compiled_option, wants_compiled
 from arena.cli.output import echo_json, fail
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
@@ -21,7 +21,6 @@ from arena.cli.seat_options import Seating, seat_options
 from arena.players import StrategyError
 from arena.tournament.batch import FaultDetail
 from arena.tournament.duel import (
-    DuelOutcome,
     DuelTally,
     Sprt,
     SprtError,
@@ -33,8 +32,7 @@ from arena.tournament.duel import (
 from arena.tournament.fault_log import FaultCollector, FaultStop, FaultWatch, full_traceback, warning_block
 from arena.tournament.interrupts import StopState, stop_signals
 from arena.tournament.run_folder import RunFolder, RunFolderError, load_saved_run, load_saved_spec
-from arena.tournament.run_info import now_text, run_info
-from arena.tournament.runner import RunOutcome
+from arena.tournament.run_info import now_text
 from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
 
 SPRT_HELP = (
@@ -49,27 +47,8 @@ SPRT_HELP = (
 )
 
 
-def finite(value: float) -> float | None:
-    """JSON has no infinity: an Elo of ±inf (one side won every game) is null."""
-    return value if math.isfinite(value) else None
-
-
-def signed(value: float) -> str:
-    if value == float("inf"):
-        return "+inf"
-    if value == float("-inf"):
-        return "-inf"
-    return f"{value:+.1f}"
-
-
 def default_duel_out() -> Path:
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    path = Path("results") / f"{stamp}-duel"
-    n = 2
-    while path.exists():
-        path = Path("results") / f"{stamp}-duel-{n}"
-        n += 1
-    return path
+    return default_folder("-duel")
 
 
 @click.command("duel")
@@ -262,25 +241,8 @@ def duel_command(
         fail_at_fault(fault.detail, folder.path)
     except RunFolderError as exc:
         fail(str(exc))
-    data = duel_json(outcome, rules.name, folder.path)
-    folder.write_json("duel.json", data)
-    info = run_info(
-        spec,
-        RunOutcome(
-            outcome.tally.games if outcome.complete else outcome.limit,
-            outcome.tally.games,
-            outcome.games_played,
-            outcome.seconds,
-            outcome.faults,
-            outcome.interrupted,
-            outcome.error,
-        ),
-        workers=workers,
-        started=started,
-        resumed_from=resumed_from,
-    )
-    folder.write_json(
-        "run.json", {**info, "kind": "duel", "games_limit": outcome.limit, "sprt": data.get("sprt")}
+    data = write_duel_files(
+        folder, spec, outcome, workers=workers, started=started, resumed_from=resumed_from
     )
     if as_json:
         echo_json(data)
@@ -361,85 +323,3 @@ def resumed_settings(
             "resume it with its own settings, or start a new duel"
         )
     return base, sprt
-
-
-def duel_json(o: DuelOutcome, rules: str, folder: Path | None = None) -> dict[str, Any]:
-    """The duel's result as JSON-ready data: what `--json` prints and duel.json holds."""
-    t = o.tally
-    low, high = t.interval()
-    game_low, game_high = t.game_interval()
-    data: dict[str, Any] = {
-        "rules": rules,
-        "a": o.labels[0],
-        "b": o.labels[1],
-        "games": t.games,
-        "pairs": t.pairs,
-        "wins": list(o.wins),
-        "pentanomial": list(t.pentanomial),
-        "score": t.mean,
-        "score_interval": [low, high],
-        "score_interval_games": [game_low, game_high],
-        "elo": finite(elo_from_score(t.mean)),
-        "elo_interval": [finite(elo_from_score(low)), finite(elo_from_score(high))],
-        "normalized_elo": t.normalized_elo(),
-        "los": t.los(),
-        "faults": o.faults,
-        "complete": o.complete,
-    }
-    if folder is not None:
-        data["folder"] = str(folder)
-    if o.sprt is not None:
-        data["sprt"] = {
-            **o.sprt.as_dict(),
-            "llr": o.llr,
-            "bounds": list(o.sprt.bounds),
-            "accepted": o.verdict,
-        }
-    return data
-
-
-def duel_text(o: DuelOutcome, rules: str, folder: Path | None = None) -> str:
-    a, b = o.labels
-    t = o.tally
-    low, high = t.interval()
-    game_low, game_high = t.game_interval()
-    pentanomial = " / ".join(f"{n:,}" for n in t.pentanomial)
-    lines = [
-        f"{a} vs {b} on {rules}: {t.games:,} games ({t.pairs:,} deals, each in both seat orders)",
-        f"  wins          {a} {o.wins[0]:g}, {b} {o.wins[1]:g}",
-        f"  pairs         {pentanomial}  scoring 0 / 1/4 / 1/2 / 3/4 / 1 for {a} (pentanomial)",
-        f"  score of {a}  {t.mean * 100:.1f} %  95% interval [{low * 100:.1f}, {high * 100:.1f}] from game "
-        f"pairs ([{game_low * 100:.1f}, {game_high * 100:.1f}] counting games one by one)",
-        f"  Elo difference {signed(elo_from_score(t.mean))}  95% interval "
-        f"[{signed(elo_from_score(low))}, {signed(elo_from_score(high))}]",
-    ]
-    if o.sprt is not None and o.sprt.model == "normalized":
-        lines.append(f"  normalized Elo {signed(t.normalized_elo())}")
-    lines.append(f"  LOS           {t.los() * 100:.1f} %  (likelihood that {a} is the stronger)")
-    if o.faults:
-        lines.append(f"  faults        {o.faults} games lost by a fault")
-    if o.sprt is not None:
-        lower, upper = o.sprt.bounds
-        unit = "Elo" if o.sprt.model == "logistic" else "normalized Elo"
-        llr = f"{o.llr:.2f}" if o.llr is not None else "-"
-        lines.append(f"  SPRT          {o.sprt}: LLR {llr}, bounds [{lower:.2f}, {upper:.2f}]")
-        if o.verdict == "H1":
-            lines.append(
-                f"  result        H1 accepted: {a} is stronger than {b} by about {o.sprt.elo1:g} {unit} "
-                "or more"
-            )
-        elif o.verdict == "H0":
-            lines.append(
-                f"  result        H0 accepted: {a} is not {o.sprt.elo1:g} {unit} stronger than {b} "
-                f"(at most about {o.sprt.elo0:g})"
-            )
-        elif o.complete:
-            lines.append(
-                f"  result        undecided after {t.games:,} games (--max-games); the interval above "
-                "is what is known"
-            )
-        else:
-            lines.append(f"  result        undecided so far ({t.games:,} games)")
-    if folder is not None:
-        lines.append(f"  saved in      {folder}/ (games.csv, duel.json, run.json)")
-    return "\n".join(lines)

@@ -132,24 +132,31 @@ def run_json(folder: Path, stats: RunStats, played: int, total: int | None) -> d
 
 
 def pairwise_text(pairwise: pd.DataFrame, summary: pd.DataFrame) -> str:
+    """The pairwise win rates as a grid, rows and columns in ranking order; a ``*`` marks a cell
+    whose 95% interval excludes 50 % (pairwise.csv's ``significant``)."""
     lines = []
     for ruleset, table in pairwise.groupby("ruleset", sort=False):
         players = list(summary.loc[summary["ruleset"] == ruleset, "player"])
-        grid = table.pivot(index="player", columns="opponent", values="win_rate").reindex(
-            index=players, columns=players
-        )
+        indexed = table.set_index(["player", "opponent"])
         width = max(len(p) for p in players)
         heads = [f"#{i + 1}" for i in range(len(players))]
         lines.append(f"pairwise win rate (%) of each player (row) against each opponent (column): {ruleset}")
-        lines.append(f"  {'':>3} {'':<{width}}  " + "  ".join(f"{h:>5}" for h in heads))
+        lines.append((f"  {'':>3} {'':<{width}}  " + "  ".join(f"{h:>5} " for h in heads)).rstrip())
         for i, player in enumerate(players):
-            cells = [
-                "    -"
-                if player == other or grid.loc[player, other] != grid.loc[player, other]
-                else f"{grid.loc[player, other] * 100:5.1f}"
-                for other in players
-            ]
-            lines.append(f"  #{i + 1:<2} {player:<{width}}  " + "  ".join(cells))
+            cells = []
+            for other in players:
+                if (player, other) not in indexed.index:
+                    cells.append("    - ")
+                    continue
+                cell = indexed.loc[(player, other)]
+                cells.append(f"{cell['win_rate'] * 100:5.1f}" + ("*" if cell["significant"] else " "))
+            lines.append((f"  #{i + 1:<2} {player:<{width}}  " + "  ".join(cells)).rstrip())
+        lines.append("")
+    if lines:
+        lines.append(
+            "* the 95% interval (counted game by game) excludes 50 %: an edge the luck of the dice "
+            "hardly explains"
+        )
         lines.append("")
     return "\n".join(lines)
 
@@ -201,7 +208,8 @@ A gauntlet (--format gauntlet) shows the tested player against each opponent ins
 
 \b
 pairwise: each player's (row) win rate against each opponent (column); in games of
-  more seats, the share of their games in which it finished ahead.
+  more seats, the share of their games in which it finished ahead; a * marks a cell
+  whose 95% interval excludes 50 %.
 first-seat advantage: the win rate by seat position, against the fair share.
 """
 

@@ -11,20 +11,20 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 from click.core import ParameterSource
 
+from arena.api.runs import DEFAULT_PLAYERS, DEFAULT_RULES, default_folder, write_run_files
 from arena.cli.compiled_option import compiled_option, with_compiled
 from arena.cli.output import fail, json_text, stdout_for_json
 from arena.cli.report_commands import run_json
 from arena.cli.rules_commands import resolve_rules
 from arena.cli.seat_options import Seating, seat_options
-from arena.engine import DEFAULT_MAX_ROUNDS, PRESETS
-from arena.players import BUILTINS, StrategyError
+from arena.engine import DEFAULT_MAX_ROUNDS
+from arena.players import StrategyError
 from arena.sandbox import is_command
 from arena.tournament import FORMATS, TournamentSpec, run_tournament
 from arena.tournament.batch import FaultDetail
@@ -39,12 +39,11 @@ from arena.tournament.fault_log import (
     full_traceback,
     game_describer,
     warning_block,
-    write_errors_log,
 )
 from arena.tournament.games_check import read_journal
 from arena.tournament.interrupts import EXIT_INTERRUPTED, EXIT_TERMINATED, StopState, stop_signals
 from arena.tournament.run_folder import RunFolder, RunFolderError, RunFolderWriteError, load_saved_run
-from arena.tournament.run_info import now_text, run_info, run_partial_text
+from arena.tournament.run_info import now_text, run_partial_text
 from arena.tournament.runner import BACKENDS, RunOutcome
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import DEFAULT_GAMES, DEFAULT_MOVE_TIMEOUT
@@ -52,9 +51,6 @@ from arena.tournament.spec import DEFAULT_GAMES, DEFAULT_MOVE_TIMEOUT
 if TYPE_CHECKING:
     from arena.analysis.reports import RunStats
 
-#: Every built-in but ``perfect``, which plays two seats and no rising bar, and so not ``short``.
-DEFAULT_PLAYERS = tuple(name for name in BUILTINS if name != "perfect")
-DEFAULT_RULES = tuple(PRESETS)
 #: The files of a run folder, as ``--json`` lists them (those the run has).
 RUN_FILES = ("games.csv", "summary.csv", "pairwise.csv", "gauntlet.csv", "errors.csv", "errors.log")
 RUN_FILES += ("run.json", "spec.json", "games.idx")
@@ -93,13 +89,7 @@ class _PrefetchReports:
 
 
 def default_out() -> Path:
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
-    path = Path("results") / stamp
-    n = 2
-    while path.exists():
-        path = Path("results") / f"{stamp}-{n}"
-        n += 1
-    return path
+    return default_folder()
 
 
 @click.command("tournament")
@@ -484,25 +474,19 @@ class _Run:
 
         path = self.folder.path
         try:
-            stats = write_reports(
-                path,
-                [r.name for r in self.spec.rulesets],
-                tested=self.spec.labels[0] if self.spec.format == "gauntlet" else None,
+            stats = write_run_files(
+                self.spec,
+                self.schedule,
+                self.folder,
+                outcome,
+                workers=self.workers if self.scheduler is None else None,
+                backend=self.backend,
+                scheduler=self.scheduler,
+                started=self.started,
+                resumed_from=self.resumed_from,
+                reports=write_reports,
             )
             self.groups = fault_groups(read_journal(path))
-            write_errors_log(path / "errors.log", self.groups, game_describer(self.spec, self.schedule))
-            self.folder.write_json(
-                "run.json",
-                run_info(
-                    self.spec,
-                    outcome,
-                    workers=self.workers if self.scheduler is None else None,
-                    backend=self.backend,
-                    scheduler=self.scheduler,
-                    started=self.started,
-                    resumed_from=self.resumed_from,
-                ),
-            )
         except ReportError as exc:
             fail(str(exc), 1)
         except OSError as exc:

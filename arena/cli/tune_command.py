@@ -247,5 +247,13 @@ def summary_text(result: TuneResult, params: Any) -> str:
             f"[{100 * glo:+.2f}, {100 * ghi:+.2f}] on {runner['deals']:,} common deals"
             f" (about {runner['elo_gap']:.1f} Elo)"
         )
+    faults = s.get("faults") or {}
+    for label, fault in list(faults.items())[:SHOWN]:
+        lines.append(
+            f"warning   {label} faulted in {fault['games']:,} games, each counted as a loss "
+            f"(first: {fault['first']}); see games.csv (status, reason)"
+        )
+    if len(faults) > SHOWN:
+        lines.append(f"warning   ... and {len(faults) - SHOWN} more settings faulted: see tune.json")
     lines.append(f"folder    {result.folder}")
     return "\n".join(lines)

@@ -180,7 +180,7 @@ def spec_from_identity(data: dict[str, Any], command: str = "") -> TournamentSpe
         if entry.get("source") == "class":
             raise StrategyError(
                 f"player {entry['label']!r} came from a Python class, not a spec: "
-                "resume this run from Python with the same classes"
+                "resume it from Python with the same classes: arena.tournament(resume=FOLDER, players=[...])"
             )
         spec = load_player(
             entry["spec"],

@@ -183,6 +183,7 @@ class Race:
     candidates: list[Candidate]
     scores: dict[int, list[float]] = field(default_factory=dict)
     eliminated: dict[int, int] = field(default_factory=dict)  # candidate -> round dropped in
+    faults: dict[int, list[str]] = field(default_factory=dict)  # candidate -> its faults' reasons
     rounds: int = 0
     games: int = 0
     stop: str = ""
@@ -263,6 +264,7 @@ class Block:
     label: str
     lines: list[str]
     shares: list[tuple[int, float]]  # per game: deal, the candidate's win share
+    faults: list[str] = field(default_factory=list)  # per game the candidate faulted: status: reason
 
 
 def per_deal(shares: list[tuple[int, float]], games_per_deal: int) -> list[float]:
@@ -347,6 +349,8 @@ def _read_blocks(path: Path) -> list[Block]:
             blocks[-1].lines.append(line)
             if fields[index["side"]] == "candidate":
                 blocks[-1].shares.append((int(fields[index["deal"]]), float(fields[index["win"]])))
+                if fields[index["status"]] != "ok":
+                    blocks[-1].faults.append(f"{fields[index['status']]}: {fields[index['reason']]}")
         except ValueError:
             break
     return blocks
@@ -367,6 +371,8 @@ def play_block(
     lines: list[str] = []
     shares: list[tuple[int, float]] = []
     player_column = COLUMNS.index("player")
+    status_column, reason_column = COLUMNS.index("status"), COLUMNS.index("reason")
+    faults: list[str] = []
     with batch_results(spec, 0, total, workers, place=place) as results:
         for result in results:
             rows = _rows(result.rows)
@@ -381,9 +387,11 @@ def play_block(
                     side = "candidate" if seat == seat_of_candidate else "opponent"
                     if side == "candidate":
                         row[player_column] = label
+                        if row[status_column] != "ok":
+                            faults.append(f"{row[status_column]}: {row[reason_column]}")
                     lines.append(_line([*prefix, side, *row]))
             on_games(result.stop - result.start)
-    return Block(round_number, label, lines, shares)
+    return Block(round_number, label, lines, shares, faults)
 
 
 def _fmt(x: float) -> str:
@@ -411,6 +419,7 @@ def candidate_rows(settings: TuneSettings, race: Race) -> list[dict[str, Any]]:
         row.update(
             deals=len(scores),
             games=len(scores) * settings.games_per_deal,
+            faults=len(race.faults.get(c.index, [])),
             score=round(mean, 6),
             low=round(low, 6),
             high=round(high, 6),
@@ -491,6 +500,12 @@ def summary(settings: TuneSettings, race: Race) -> dict[str, Any]:
             "games": deals * settings.games_per_deal,
         },
         "runner_up": runner_up,
+        # Games a setting lost by raising, an illegal action or a timeout: a fault counts as a
+        # loss, so a setting that faults is raced as a weaker one; the user needs to know.
+        "faults": {
+            by_index[i].label: {"games": len(reasons), "first": reasons[0]}
+            for i, reasons in sorted(race.faults.items())
+        },
         "confidence": CONFIDENCE,
         "stop": race.stop,
         "rounds": race.rounds,
@@ -629,6 +644,8 @@ def run_tune(
                 else:
                     count(deals * gpd)
                 race.scores[index].extend(per_deal(block.shares, gpd))
+                if block.faults:
+                    race.faults.setdefault(index, []).extend(block.faults)
                 race.games += deals * gpd
             race.rounds = round_number
             verdict = judge_round({i: race.scores[i] for i in alive}, settings.alpha, round_number)

@@ -1,0 +1,106 @@
+"""A duel's verdict as data (``duel.json``, ``arena duel --json``, ``arena.duel``) and as the
+text ``arena duel`` prints."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from arena.analysis.stats import elo_from_score
+from arena.tournament.duel import DuelOutcome
+
+
+def finite(value: float) -> float | None:
+    """JSON has no infinity: an Elo of ±inf (one side won every game) is null."""
+    return value if math.isfinite(value) else None
+
+
+def signed(value: float) -> str:
+    if value == float("inf"):
+        return "+inf"
+    if value == float("-inf"):
+        return "-inf"
+    return f"{value:+.1f}"
+
+
+def duel_json(o: DuelOutcome, rules: str, folder: Path | None = None) -> dict[str, Any]:
+    """The duel's result as JSON-ready data: what `--json` prints and duel.json holds."""
+    t = o.tally
+    low, high = t.interval()
+    game_low, game_high = t.game_interval()
+    data: dict[str, Any] = {
+        "rules": rules,
+        "a": o.labels[0],
+        "b": o.labels[1],
+        "games": t.games,
+        "pairs": t.pairs,
+        "wins": list(o.wins),
+        "pentanomial": list(t.pentanomial),
+        "score": t.mean,
+        "score_interval": [low, high],
+        "score_interval_games": [game_low, game_high],
+        "elo": finite(elo_from_score(t.mean)),
+        "elo_interval": [finite(elo_from_score(low)), finite(elo_from_score(high))],
+        "normalized_elo": t.normalized_elo(),
+        "los": t.los(),
+        "faults": o.faults,
+        "complete": o.complete,
+    }
+    if folder is not None:
+        data["folder"] = str(folder)
+    if o.sprt is not None:
+        data["sprt"] = {
+            **o.sprt.as_dict(),
+            "llr": o.llr,
+            "bounds": list(o.sprt.bounds),
+            "accepted": o.verdict,
+        }
+    return data
+
+
+def duel_text(o: DuelOutcome, rules: str, folder: Path | None = None) -> str:
+    a, b = o.labels
+    t = o.tally
+    low, high = t.interval()
+    game_low, game_high = t.game_interval()
+    pentanomial = " / ".join(f"{n:,}" for n in t.pentanomial)
+    lines = [
+        f"{a} vs {b} on {rules}: {t.games:,} games ({t.pairs:,} deals, each in both seat orders)",
+        f"  wins          {a} {o.wins[0]:g}, {b} {o.wins[1]:g}",
+        f"  pairs         {pentanomial}  scoring 0 / 1/4 / 1/2 / 3/4 / 1 for {a} (pentanomial)",
+        f"  score of {a}  {t.mean * 100:.1f} %  95% interval [{low * 100:.1f}, {high * 100:.1f}] from game "
+        f"pairs ([{game_low * 100:.1f}, {game_high * 100:.1f}] counting games one by one)",
+        f"  Elo difference {signed(elo_from_score(t.mean))}  95% interval "
+        f"[{signed(elo_from_score(low))}, {signed(elo_from_score(high))}]",
+    ]
+    if o.sprt is not None and o.sprt.model == "normalized":
+        lines.append(f"  normalized Elo {signed(t.normalized_elo())}")
+    lines.append(f"  LOS           {t.los() * 100:.1f} %  (likelihood that {a} is the stronger)")
+    if o.faults:
+        lines.append(f"  faults        {o.faults} games lost by a fault")
+    if o.sprt is not None:
+        lower, upper = o.sprt.bounds
+        unit = "Elo" if o.sprt.model == "logistic" else "normalized Elo"
+        llr = f"{o.llr:.2f}" if o.llr is not None else "-"
+        lines.append(f"  SPRT          {o.sprt}: LLR {llr}, bounds [{lower:.2f}, {upper:.2f}]")
+        if o.verdict == "H1":
+            lines.append(
+                f"  result        H1 accepted: {a} is stronger than {b} by about {o.sprt.elo1:g} {unit} "
+                "or more"
+            )
+        elif o.verdict == "H0":
+            lines.append(
+                f"  result        H0 accepted: {a} is not {o.sprt.elo1:g} {unit} stronger than {b} "
+                f"(at most about {o.sprt.elo0:g})"
+            )
+        elif o.complete:
+            lines.append(
+                f"  result        undecided after {t.games:,} games (--max-games); the interval above "
+                "is what is known"
+            )
+        else:
+            lines.append(f"  result        undecided so far ({t.games:,} games)")
+    if folder is not None:
+        lines.append(f"  saved in      {folder}/ (games.csv, duel.json, run.json)")
+    return "\n".join(lines)
