@@ -3,6 +3,11 @@
 Run it against the built-ins:
 
     arena play --rules standard -p strategies/template.py -p optimal --seed 1
+
+Its parameters are its constructor's keyword arguments; set them in the spec, and
+`arena strategies list` shows them with their types and defaults:
+
+    arena play -p strategies/template.py:bank_at=500,min_dice=2 -p optimal --seed 1
 """
 
 from __future__ import annotations
@@ -11,10 +16,20 @@ from arena.players import Action, GameInfo, TurnView
 
 
 class Template:
-    """Keeps the most points and banks at 400, or with fewer than three dice left (a template)."""
+    """Keeps the most points; banks at bank_at (400) or with under min_dice (3) dice left (a template)."""
 
-    # The name shown in results.  Strategies with parameters usually put them in the name.
+    # The name shown in results.  Parameters set in a spec are added to it (template:bank_at=500)
+    # unless the name already holds an "=": then it is taken to show them itself.
     name = "template"
+
+    def __init__(self, bank_at: int = 400, min_dice: int = 3) -> None:
+        """Optional.  Parameters with a type (int, float, bool or str) and a default; a spec sets
+        them as NAME=VALUE, converted to that type.  Raise ValueError for a bad value: arena
+        shows its message in one line."""
+        if bank_at < 0:
+            raise ValueError(f"bank_at must be zero or more, got {bank_at}")
+        self.bank_at = bank_at
+        self.min_dice = min_dice
 
     def start_game(self, info: GameInfo) -> None:
         """Optional.  Called once before the first roll of each game.
@@ -59,7 +74,7 @@ class Template:
         """
         keep = view.legal_keeps[0]  # the most points
         total = view.turn_points + keep.points
-        wants_bank = total >= 400 or keep.dice_left < 3
+        wants_bank = total >= self.bank_at or keep.dice_left < self.min_dice
         return Action(keep.dice, wants_bank and view.bank_allowed(keep))
 
     def end_game(self, result) -> None:

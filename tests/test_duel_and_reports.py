@@ -221,7 +221,7 @@ def test_plot_without_matplotlib_says_how_to_install(
 
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # an import of it now fails
     code, _, err = run("report", str(finished_run), "--plot")
-    assert code == 2 and "pip install 'arena[plot]'" in err
+    assert code == 2 and "pip install 'zehntausend-arena[plot]'" in err and "pip install -e '.[plot]'" in err
 
 
 def test_compare_two_runs(finished_run: Path, tmp_path: Path) -> None:

@@ -24,6 +24,7 @@ import pandas as pd
 
 from arena.analysis.reports import RunStats
 from arena.analysis.sample_games import SampleGame, sample_games
+from arena.distribution import install_hint
 
 #: Inches per character of a tick label at the default 10 pt font (DejaVu Sans averages about
 #: 0.6 em): how wide a margin the names need.
@@ -42,9 +43,7 @@ def _pyplot():
     try:
         import matplotlib
     except ImportError:
-        raise PlotError(
-            "--plot needs matplotlib: pip install 'arena[plot]' (or pip install matplotlib)"
-        ) from None
+        raise PlotError(f"--plot needs matplotlib: {install_hint('plot')}") from None
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 

@@ -54,7 +54,9 @@ def default_duel_out() -> Path:
 @click.command("duel")
 @click.argument("player_a", metavar="[A", required=False)
 @click.argument("player_b", metavar="B]", required=False)
-@click.option("--rules", "rules_name", default="standard", show_default=True, help=RULES_HELP)
+@click.option(
+    "--rules", "rules_name", default="standard", show_default=True, metavar="NAME|FILE", help=RULES_HELP
+)
 @click.option(
     "--sprt",
     "sprt_text",
@@ -85,7 +87,14 @@ def default_duel_out() -> Path:
     default=None,
     help="Continue an interrupted duel in this folder, with its saved settings.",
 )
-@click.option("--move-timeout", type=float, default=DEFAULT_MOVE_TIMEOUT, show_default=True)
+@click.option(
+    "--move-timeout",
+    type=float,
+    default=DEFAULT_MOVE_TIMEOUT,
+    show_default=True,
+    help="Seconds a strategy may take for one decision (or its constructor, or a hook) before it "
+    "loses the game.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (duel.json) instead of text.")
 @click.option("--batch-size", type=int, default=None, hidden=True, help="Games per task (for tests).")
 @click.option(
@@ -120,7 +129,11 @@ def duel_command(
     """Play A against B in game pairs (both seat orders of each deal, same dice) and say which is
     stronger, by how much, and how sure that is.  The games and the verdict are saved in a run
     folder (games.csv, duel.json, run.json) that `arena report` reads; `arena duel --resume DIR`
-    continues an interrupted duel with its saved players and settings."""
+    continues an interrupted duel with its saved players and settings.
+
+    A and B are player specs, as after -p elsewhere: a built-in with optional parameters
+    (threshold:bank_at=400), path/to/bot.py[:Class][:NAME=VALUE,...], package.module:Class, an
+    installed plugin's name or cmd:PROGRAM.  With --resume they may be left out."""
     command = "arena " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv else "arena duel"
     if workers is not None and workers < 1:
         fail(f"--workers must be at least 1, got {workers}")

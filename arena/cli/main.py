@@ -5,16 +5,18 @@ from __future__ import annotations
 import click
 
 from arena.cli.duel_command import duel_command
-from arena.cli.player_commands import play_command, strategies_group
+from arena.cli.player_commands import play_command
 from arena.cli.report_commands import compare_command, report_command
 from arena.cli.rules_commands import odds_command, rules_group, score_command
 from arena.cli.solve_command import solve_command
+from arena.cli.strategies_command import strategies_group
 from arena.cli.tournament_command import tournament_command
 from arena.cli.tune_command import tune_command
+from arena.distribution import DISTRIBUTION
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="arena")
+@click.version_option(package_name=DISTRIBUTION)
 def cli() -> None:
     """Write bots for the dice game 10,000 and pit them against each other."""
 

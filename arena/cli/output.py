@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-from typing import Any, NoReturn
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn, TextIO
 
 import click
 
@@ -12,10 +17,45 @@ EXIT_USAGE = 2
 
 
 def echo_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+    click.echo(json_text(data))
 
 
 def fail(message: str, status: int = EXIT_USAGE) -> NoReturn:
     """Print ``arena: error: message`` on stderr and exit with ``status``; no traceback."""
     click.echo(f"arena: error: {message}", err=True)
     raise SystemExit(status)
+
+
+def json_text(data: Any) -> str:
+    """``data`` as arena prints JSON: indented, UTF-8 kept as is."""
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+@contextmanager
+def stdout_for_json() -> Iterator[TextIO]:
+    """Keep stdout for JSON alone: yields a stream to the real stdout, and until the block ends
+    anything else written there (a strategy's ``print``, in this process or in worker processes
+    forked meanwhile) goes to stderr, so ``arena ... --json | jq`` always reads valid JSON."""
+    out, err = sys.stdout, sys.stderr
+    with contextlib.suppress(Exception):
+        out.flush()
+    try:
+        fd, err_fd = out.fileno(), err.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (click's test runner): swap the objects
+        sys.stdout = err
+        try:
+            yield out
+        finally:
+            sys.stdout = out
+        return
+    saved = os.dup(fd)
+    os.dup2(err_fd, fd)  # fd 1 now writes to stderr, and so will every child forked from here
+    stream = os.fdopen(saved, "w", encoding="utf-8", buffering=1, closefd=False)
+    try:
+        yield stream
+    finally:
+        with contextlib.suppress(Exception):
+            stream.flush()
+            out.flush()  # what others wrote meanwhile belongs to stderr
+        os.dup2(saved, fd)
+        os.close(saved)

@@ -1,14 +1,17 @@
-"""``arena strategies list`` and ``arena play``: strategies on the command line."""
+"""``arena play``: one game, turn by turn."""
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import traceback
 from collections.abc import Callable
+from typing import TextIO
 
 import click
 
-from arena.cli.output import echo_json, fail
+from arena.cli.event_json import EventLines
+from arena.cli.output import fail, stdout_for_json
 from arena.cli.render import GameNarrator
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
 from arena.cli.seat_options import Seating, seat_options
@@ -18,7 +21,6 @@ from arena.players import (
     PlayerFault,
     PlayerSpec,
     StrategyError,
-    available_strategies,
     play_match,
 )
 from arena.players.human import HumanPlayer
@@ -34,24 +36,6 @@ PLAYER_HELP = (
 )
 
 
-@click.group("strategies")
-def strategies_group() -> None:
-    """List the strategies that can play."""
-
-
-@strategies_group.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
-def strategies_list(as_json: bool) -> None:
-    """Built-in strategies, installed plugins, and the Player classes in ./strategies/."""
-    found = available_strategies()
-    if as_json:
-        echo_json([{"spec": a.spec, "source": a.source, "description": a.description} for a in found])
-        return
-    width = max(len(a.spec) for a in found)
-    for a in found:
-        click.echo(f"{a.spec:<{width}}  {a.source:<8}  {a.description}")
-
-
 @click.command("play")
 @click.option("--rules", "rules_name", default="standard", show_default=True, help=RULES_HELP)
 @click.option("-p", "--player", "players", multiple=True, metavar="SPEC", help=PLAYER_HELP)
@@ -59,6 +43,13 @@ def strategies_list(as_json: bool) -> None:
 @click.option("--human", is_flag=True, help="Take the first seat yourself, at the terminal.")
 @click.option(
     "--fail-fast", is_flag=True, help="On a strategy's fault, show the full traceback (arena's frames too)."
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the game's events as JSON lines (one object a line: the game, then each event) "
+    "instead of text; anything a strategy prints goes to stderr.",
 )
 @seat_options
 def play_command(
@@ -68,9 +59,12 @@ def play_command(
     human: bool,
     fail_fast: bool,
     seating: Seating,
+    as_json: bool,
 ) -> None:
     """Play one game and show it turn by turn.  An isolated player's stderr is shown here."""
     rules = resolve_rules(rules_name)
+    if as_json and human:
+        fail("--json is for programs and --human for a person: choose one")
     if not players and not human:
         fail("name at least one player with -p SPEC (or play yourself with --human)")
     try:
@@ -85,7 +79,8 @@ def play_command(
     if any(s.isolated for s in specs):
         pool = SeatPool(specs, seating.limits, DEFAULT_MOVE_TIMEOUT, place=SeatPlace(to_stderr=True))
     try:
-        _play_one(rules, specs, seed, human, fail_fast, pool)
+        with stdout_for_json() if as_json else contextlib.nullcontext() as json_out:
+            _play_one(rules, specs, seed, human, fail_fast, pool, json_out)
     finally:
         if pool is not None:
             pool.close()
@@ -111,6 +106,7 @@ def _play_one(
     human: bool,
     fail_fast: bool,
     pool: SeatPool | None,
+    json_out: TextIO | None = None,
 ) -> None:
     seated: list[Player] = (
         [
@@ -135,15 +131,20 @@ def _play_one(
             fail(f"{names[len(seated)]} (seat {len(seated)}) could not be created: {described(exc)}", 1)
     if seed is None:  # an isolated bot must not be able to guess it (see Seating.seed_for)
         seed = secrets.randbits(64) if pool is not None else secrets.randbelow(1_000_000)
-    click.echo(f"{rules.name}: {rules.description}")
-    click.echo(
-        f"seed {seed} (replay with --seed {seed}); seats: "
-        + ", ".join(f"{i} {name}" for i, name in enumerate(names))
-    )
-    narrator = GameNarrator(rules, names, click.echo)
+    lines = EventLines(rules, names, lambda line: print(line, file=json_out)) if json_out else None
+    if lines is not None:
+        lines.start(seed)
+    else:
+        click.echo(f"{rules.name}: {rules.description}")
+        click.echo(
+            f"seed {seed} (replay with --seed {seed}); seats: "
+            + ", ".join(f"{i} {name}" for i, name in enumerate(names))
+        )
     try:
-        play_match(rules, seated, seed, on_event=narrator)
+        play_match(rules, seated, seed, on_event=lines or GameNarrator(rules, names, click.echo))
     except PlayerFault as fault:
+        if lines is not None:
+            lines.fault(fault.seat, fault.status, fault.reason)
         if isinstance(fault.__cause__, (click.Abort, EOFError)):
             fail("game abandoned at the prompt", 1)
         if fault.__cause__ is not None:

@@ -115,6 +115,22 @@ def completeness(played: int, total: int | None, spec: dict) -> str:
     return partial_text(played, total, proportion)
 
 
+def run_json(folder: Path, stats: RunStats, played: int, total: int | None) -> dict:
+    """What ``report --json`` and ``tournament --json`` print of a run: how much of it was
+    played and its tables (summary, pairwise, seats, gauntlet) as records with the CSV columns."""
+    return {
+        "folder": str(folder),
+        "complete": total is not None and played >= total,
+        "games_played": played,
+        "games_total": total,
+        "share_played": round(played / total, 6) if total else None,
+        "summary": json.loads(stats.summary.to_json(orient="records")),
+        "pairwise": json.loads(stats.pairwise.to_json(orient="records")),
+        "seats": json.loads(stats.seats.to_json(orient="records")),
+        "gauntlet": json.loads(stats.gauntlet.to_json(orient="records")),
+    }
+
+
 def pairwise_text(pairwise: pd.DataFrame, summary: pd.DataFrame) -> str:
     """The pairwise win rates as a grid, rows and columns in ranking order; a ``*`` marks a cell
     whose 95% interval excludes 50 % (pairwise.csv's ``significant``)."""
@@ -159,12 +175,50 @@ def seats_text(seats: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
-@click.command("report")
+REPORT_HELP = """Ranking, pairwise table and first-seat advantage of a finished or interrupted run
+(or a duel's folder).  Every number depends only on the set of games in games.csv, never on
+their order.
+
+\b
+The ranking, one block per ruleset, best Elo first:
+  rank          the place by Elo
+  player        the strategy's name, with its parameters
+  win rate      the share of its games it won (a tied win counts its share), against
+                whoever it was seated with; it depends on the field: in games of K
+                seats the fair share is 1/K (50 % for two, 33.3 % for three)
+  95% interval  the Wilson score interval of the win rate
+  Elo [95% interval]
+                the strength that best explains every finishing order of the
+                ruleset, given who met whom (Plackett-Luce, maximum likelihood; with
+                two seats Bradley-Terry); 0 is the field's average, a gap of D
+                predicts a head-to-head score of 1 / (1 + 10^(-D/400)): +100 is about
+                64 %, +200 about 76 %; the interval is for the Elo against the average
+  games         games it played
+  pts/turn      its final scores over its turns (every turn counts, farkled ones too)
+  farkles       the share of its turns that ended in a farkle
+  errors        games it lost by a fault (an exception, an illegal action, a
+                timeout): see errors.csv and errors.log
+
+\b
+A gauntlet (--format gauntlet) shows the tested player against each opponent instead:
+  score         its win share against that opponent, with a 95% interval
+  Elo difference the difference that score gives, with its interval
+  LOS           likelihood of superiority: the chance the tested player is stronger
+  interval from game pairs (each deal in both seat orders, same dice) or games
+
+\b
+pairwise: each player's (row) win rate against each opponent (column); in games of
+  more seats, the share of their games in which it finished ahead; a * marks a cell
+  whose 95% interval excludes 50 %.
+first-seat advantage: the win rate by seat position, against the fair share.
+"""
+
+
+@click.command("report", help=REPORT_HELP)
 @click.argument("folder", type=RUN_DIR)
 @click.option("--plot", is_flag=True, help="Also write PNG plots into the folder (needs matplotlib).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 def report_command(folder: Path, plot: bool, as_json: bool) -> None:
-    """Ranking, pairwise table and first-seat advantage of a finished or interrupted run."""
     from arena.analysis.ranking import results_text
 
     stats, info = read_run(folder)
@@ -179,20 +233,7 @@ def report_command(folder: Path, plot: bool, as_json: bool) -> None:
         except PlotError as exc:
             fail(str(exc))
     if as_json:
-        echo_json(
-            {
-                "folder": str(folder),
-                "complete": total is not None and played >= total,
-                "games_played": played,
-                "games_total": total,
-                "share_played": round(played / total, 6) if total else None,
-                "summary": json.loads(stats.summary.to_json(orient="records")),
-                "pairwise": json.loads(stats.pairwise.to_json(orient="records")),
-                "seats": json.loads(stats.seats.to_json(orient="records")),
-                "gauntlet": json.loads(stats.gauntlet.to_json(orient="records")),
-                "plots": [str(p) for p in written],
-            }
-        )
+        echo_json({**run_json(folder, stats, played, total), "plots": [str(p) for p in written]})
         return
     click.echo(f"{folder} ({completeness(played, total, spec)})")
     click.echo(results_text(stats))

@@ -87,7 +87,7 @@ def score_command(rules_name: str, as_json: bool, dice: tuple[int, ...]) -> None
         click.echo(f"{points}  ({parts})")
     if reading is None:
         dead = non_scoring_dice(dice, rules)
-        why = f"{', '.join(map(str, dead))} scores nothing" if dead else "not every die scores"
+        why = dead_dice_text(dice, dead) if dead else "not every die scores"
         if not as_json:
             click.echo(
                 f"arena: {' '.join(map(str, dice))} is not a legal keep under {rules.name}: {why}; "
@@ -95,6 +95,21 @@ def score_command(rules_name: str, as_json: bool, dice: tuple[int, ...]) -> None
                 err=True,
             )
         raise SystemExit(1)
+
+
+COUNT_WORDS = ("", "one", "two", "three", "four", "five", "six")
+
+
+def dead_dice_text(dice: tuple[int, ...], dead: tuple[int, ...]) -> str:
+    """``3 scores nothing``, ``3, 4 and 6 score nothing``, ``two 2s score nothing``: the dice of
+    the faces in ``dead``, with the verb agreeing with how many dice that is."""
+    counts = [dice.count(face) for face in dead]
+    parts = [
+        str(face) if n == 1 else f"{COUNT_WORDS[n] if n < len(COUNT_WORDS) else n} {face}s"
+        for face, n in zip(dead, counts, strict=True)
+    ]
+    named = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+    return f"{named} {'scores' if sum(counts) == 1 else 'score'} nothing"
 
 
 @click.command("odds")

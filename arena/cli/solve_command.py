@@ -46,7 +46,10 @@ def _solve_turn(rules: Ruleset, as_json: bool) -> None:
     from arena.players.solver import solve_turn
 
     solution = solve_turn(rules)
+    # The solver maximises points with no target; a threshold past the target never applies in a
+    # game (the turn reaches the target first), so it is not shown: that many dice roll on to it.
     table = {n: solution.bank_threshold(n) for n in range(1, rules.dice + 1)}
+    table = {n: None if t is not None and t > rules.target else t for n, t in table.items()}
     if as_json:
         echo_json(
             {
@@ -61,7 +64,7 @@ def _solve_turn(rules: Ruleset, as_json: bool) -> None:
     click.echo("banks once the turn total reaches, by dice left to roll:")
     for n, t in table.items():
         note = "  (after hot dice)" if n == rules.dice else ""
-        shown = "never" if t is None else f"{t:,}"
+        shown = f"never below the target of {rules.target:,}" if t is None else f"{t:,}"
         click.echo(f"  {n} {'die ' if n == 1 else 'dice'}  {shown:>7}{note}")
 
 

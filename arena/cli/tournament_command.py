@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import shlex
@@ -11,14 +12,15 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 from click.core import ParameterSource
 
 from arena.api.runs import DEFAULT_PLAYERS, DEFAULT_RULES, default_folder, write_run_files
 from arena.cli.compiled_option import compiled_option, with_compiled
-from arena.cli.output import fail
+from arena.cli.output import fail, json_text, stdout_for_json
+from arena.cli.report_commands import run_json
 from arena.cli.rules_commands import resolve_rules
 from arena.cli.seat_options import Seating, seat_options
 from arena.engine import DEFAULT_MAX_ROUNDS
@@ -49,6 +51,9 @@ from arena.tournament.spec import DEFAULT_GAMES, DEFAULT_MOVE_TIMEOUT
 if TYPE_CHECKING:
     from arena.analysis.reports import RunStats
 
+#: The files of a run folder, as ``--json`` lists them (those the run has).
+RUN_FILES = ("games.csv", "summary.csv", "pairwise.csv", "gauntlet.csv", "errors.csv", "errors.log")
+RUN_FILES += ("run.json", "spec.json", "games.idx")
 # Options that decide the games: given with --resume, they must match the saved run.
 GAME_OPTIONS = ("rules", "players", "games", "seed", "format", "seats", "move_timeout")
 
@@ -173,6 +178,13 @@ def default_out() -> Path:
     help="Stop at the first game a strategy breaks and show its full traceback (what was written is "
     "kept; --resume continues).",
 )
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print JSON instead of the ranking: the summary, pairwise and gauntlet tables, the timing "
+    "and where each file of the run folder is.  Anything else a run prints goes to stderr.",
+)
 @compiled_option
 @seat_options
 @click.pass_context
@@ -195,6 +207,7 @@ def tournament_command(
     fail_fast: bool,
     compiled: str,
     seating: Seating,
+    as_json: bool,
 ) -> None:
     """Play every pairing of strategies on every ruleset, and rank them.
 
@@ -219,7 +232,7 @@ def tournament_command(
         for name in GAME_OPTIONS
         if ctx.get_parameter_source("format_" if name == "format" else name) != ParameterSource.DEFAULT
     }
-    with stop_signals() as stop:
+    with stdout_for_json() if as_json else contextlib.nullcontext() as json_out, stop_signals() as stop:
         try:
             spec, schedule, folder = _open_run(
                 rules,
@@ -241,7 +254,7 @@ def tournament_command(
             raise SystemExit(stop.exit_status) from None
         if backend == "dask" and spec.isolated:
             fail("this run's players are isolated, and isolated players play on the local backend only")
-        run = _Run(spec, schedule, folder, stop, backend, scheduler, workers)
+        run = _Run(spec, schedule, folder, stop, backend, scheduler, workers, json_out)
         run.play(batch_size, progress, fail_fast, resume is not None)
         run.finish()
 
@@ -315,8 +328,10 @@ class _Run:
         backend: str,
         scheduler: str | None,
         workers: int,
+        json_out: TextIO | None = None,
     ) -> None:
         self.spec, self.schedule, self.folder, self.stop = spec, schedule, folder, stop
+        self.json_out = json_out  # --json: the run's JSON goes here, in place of the ranking
         self.backend, self.scheduler, self.workers = backend, scheduler, workers
         self.total = len(schedule)
         self.resumed_from = folder.completed_games
@@ -408,7 +423,9 @@ class _Run:
         assert outcome is not None
         try:
             stats = self._write_reports(outcome)
-            if self.fault is None:
+            if self.fault is None and self.json_out is not None:
+                self.json_out.write(json_text(self._json(stats, outcome)) + "\n")
+            elif self.fault is None:
                 if self.folder.completed_games < self.total:
                     # A stopped run's ranking covers a prefix of the interleaved schedule: say how much.
                     click.echo(run_partial_text(self.spec, self.folder.completed_games))
@@ -418,6 +435,7 @@ class _Run:
                     f"played in {outcome.seconds:.1f} s, {outcome.games_per_second:,.0f} games/s); "
                     f"{stats.error_count:,} faults in errors.csv"
                 )
+            if self.fault is None:
                 for block in self._warnings(stats):
                     click.echo(block, err=True)
         except KeyboardInterrupt:
@@ -437,6 +455,19 @@ class _Run:
             terminated = self.terminated or self.stop.terminated
             click.echo(f"{'terminated' if terminated else 'interrupted'}: {self.hint}", err=True)
             raise SystemExit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
+
+    def _json(self, stats: RunStats, outcome: RunOutcome) -> dict[str, Any]:
+        """``--json``: the run's tables as ``arena report --json`` has them, the timing, and the path
+        of each file in the run folder."""
+        path = self.folder.path
+        return {
+            **run_json(path, stats, self.folder.completed_games, self.total),
+            "files": {name: str(path / name) for name in RUN_FILES if (path / name).exists()},
+            "played_now": outcome.games_played,
+            "seconds": round(outcome.seconds, 3),
+            "games_per_second": round(outcome.games_per_second, 1),
+            "faults": stats.error_count,
+        }
 
     def _write_reports(self, outcome: RunOutcome) -> RunStats:
         from arena.analysis.reports import ReportError

@@ -13,6 +13,7 @@ import click
 from arena.cli.compiled_option import compiled_option
 from arena.cli.output import echo_json, fail
 from arena.cli.rules_commands import resolve_rules
+from arena.distribution import install_hint
 
 if TYPE_CHECKING:
     from arena.tuning import TuneResult
@@ -132,7 +133,7 @@ def tune_command(
         import importlib.util
 
         if importlib.util.find_spec("matplotlib") is None:
-            fail("--plot needs matplotlib: pip install matplotlib (in a checkout: pip install -e '.[plot]')")
+            fail(f"--plot needs matplotlib: {install_hint('plot')}")
     given = {
         "spec": spec,
         "--param": params,

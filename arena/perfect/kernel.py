@@ -1,4 +1,4 @@
-"""The in-turn sweep of :mod:`arena.perfect.turn`, compiled with numba (``pip install 'arena[fast]'``).
+"""The in-turn sweep of :mod:`arena.perfect.turn`, compiled with numba (the ``fast`` extra).
 
 The same arithmetic as :func:`arena.perfect.turn.sweep_numpy`, as loops numba compiles: the win
 solver runs it a few hundred thousand times, and each run visits every choice of every roll at

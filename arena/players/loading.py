@@ -26,8 +26,7 @@ import signal
 import sys
 import threading
 import time
-import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -41,6 +40,7 @@ from arena.players.builtin.perfect import PerfectPlayer
 from arena.players.builtin.random_player import RandomPlayer
 from arena.players.builtin.tactician import Tactician
 from arena.players.builtin.threshold import ThresholdPlayer
+from arena.players.parameters import Parameter, strategy_parameters
 from arena.players.protocol import Player
 
 ENTRY_POINT_GROUP = "arena.strategies"
@@ -123,28 +123,18 @@ def parse_params(cls: type, text: str | None, ref: str) -> dict[str, Any]:
     """``bank_at=400,min_dice=3`` -> typed keyword arguments for ``cls``; one-line errors."""
     if not text:
         return {}
-    signature = inspect.signature(cls)
-    accepted = [
-        p for p in signature.parameters.values() if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)
-    ]
-    names = ", ".join(p.name for p in accepted) or "none"
-    try:
-        hints = typing.get_type_hints(cls.__init__)
-    except Exception:
-        hints = {}
+    accepted = {p.name: p for p in strategy_parameters(cls)}
+    names = ", ".join(accepted) or "none"
     params: dict[str, Any] = {}
     for item in text.split(","):
         key, eq, raw = item.partition("=")
         key, raw = key.strip(), raw.strip()
         if not eq or not key:
             raise StrategyError(f"{ref}: parameter {item!r} is not NAME=VALUE")
-        param = signature.parameters.get(key)
-        if param is None or param not in accepted:
+        param = accepted.get(key)
+        if param is None:
             raise StrategyError(f"{ref}: unknown parameter {key!r} (parameters: {names})")
-        kind = hints.get(key)
-        if kind is None and param.default is not inspect.Parameter.empty and param.default is not None:
-            kind = type(param.default)
-        params[key] = _convert(raw, kind, f"{ref}: {key}")
+        params[key] = _convert(raw, param.kind, f"{ref}: {key}")
     return params
 
 
@@ -431,7 +421,7 @@ def _from_module(module_name: str, class_name: str) -> type:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as exc:
         if exc.name and module_name.startswith(exc.name):
-            raise StrategyError(f"{module_name}:{class_name}: no module named {module_name!r}") from None
+            raise StrategyError(_not_importable(module_name, class_name, exc.name)) from None
         raise StrategyError(f"{module_name}: importing it failed: {_clip(safe_text(exc))}") from None
     except KeyboardInterrupt:
         raise
@@ -440,26 +430,58 @@ def _from_module(module_name: str, class_name: str) -> type:
     return _named_class(module, class_name, f"{module_name}:{class_name}", module_name)
 
 
+def _not_importable(module_name: str, class_name: str, missing: str) -> str:
+    """Why ``module_name:class_name`` can't be imported (``missing`` is the module Python did not
+    find), and how to fix it: a folder on PYTHONPATH, an installed package, or the file itself."""
+    ref = f"{module_name}:{class_name}"
+    if "." in missing:  # the package was found, only a module inside it is missing
+        return f"{ref}: no module named {missing!r}"
+    head = f"{ref}: no module named {missing!r} on the Python path"
+    file = Path(*module_name.split(".")).with_suffix(".py")
+    if file.is_file():  # the usual slip: the module sits right here, but `arena` doesn't look here
+        where = file.as_posix()
+        return (
+            f"{head}; it is the file {where} here: name the file (-p {where}:{class_name}) "
+            "or put this folder on the path (PYTHONPATH=. arena ...)"
+        )
+    return (
+        f"{head}; add the folder that holds {missing} to PYTHONPATH (PYTHONPATH=/that/folder arena ...), "
+        f"or install the package that provides it (pip install -e /its/folder for your own)"
+    )
+
+
 @dataclass(frozen=True)
 class Available:
-    """One line of ``arena strategies list``."""
+    """One strategy of ``arena strategies list``: its spec, where it comes from, the first
+    sentence of its docstring and the parameters its spec may set."""
 
     spec: str
     source: str
     description: str
+    parameters: tuple[Parameter, ...] = ()
 
 
-def available_strategies(folder: Path | None = Path("strategies")) -> list[Available]:
-    """Built-ins, installed plugins, and the Player classes in ``folder``'s ``*.py`` files."""
-    found = [Available(name, "built-in", description(cls)) for name, cls in BUILTINS.items()]
+def _available(spec: str, source: str, cls: type) -> Available:
+    return Available(spec, source, description(cls), tuple(strategy_parameters(cls)))
+
+
+def available_strategies(
+    folder: Path | None = Path("strategies"), extra: Sequence[Path] = ()
+) -> list[Available]:
+    """Built-ins, installed plugins, and the Player classes in the ``*.py`` files of ``folder``
+    and of each folder in ``extra`` (a folder named twice is listed once)."""
+    found = [_available(name, "built-in", cls) for name, cls in BUILTINS.items()]
     for name, ep in sorted(_entry_points().items()):
         try:
-            text = description(ep.load())
+            found.append(_available(name, "plugin", ep.load()))
         except Exception as exc:
-            text = f"(fails to load: {type(exc).__name__}: {exc})"
-        found.append(Available(name, "plugin", text))
-    if folder is not None and folder.is_dir():
-        for path in sorted(folder.glob("*.py")):
+            found.append(Available(name, "plugin", f"(fails to load: {type(exc).__name__}: {exc})"))
+    seen: set[Path] = set()
+    for place in ([folder] if folder is not None else []) + list(extra):
+        if not place.is_dir() or place.resolve() in seen:
+            continue
+        seen.add(place.resolve())
+        for path in sorted(place.glob("*.py")):
             if path.name.startswith("_"):
                 continue
             try:
@@ -468,5 +490,5 @@ def available_strategies(folder: Path | None = Path("strategies")) -> list[Avail
                 found.append(Available(path.as_posix(), "file", f"(fails to load: {exc})"))
                 continue
             for cls in classes:
-                found.append(Available(f"{path.as_posix()}:{cls.__name__}", "file", description(cls)))
+                found.append(_available(f"{path.as_posix()}:{cls.__name__}", "file", cls))
     return found

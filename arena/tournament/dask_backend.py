@@ -19,15 +19,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from arena.distribution import install_hint
 from arena.players import PlayerSpec, load_player_spec, match
 from arena.tournament.batch import BatchPlayer, BatchResult
 from arena.tournament.runner import BatchFailed
 from arena.tournament.spec import TournamentSpec
 from arena.tournament.warm import warm_solvers
 
-INSTALL_HINT = (
-    "--backend dask needs dask.distributed: pip install 'arena[dask]' (or pip install 'dask[distributed]')"
-)
+INSTALL_HINT = f"--backend dask needs dask.distributed: {install_hint('dask')}"
 #: How long to try reaching a scheduler before giving up.
 CONNECT_TIMEOUT = "10s"
 #: Tasks in flight per worker thread: enough to keep every worker busy, few enough that finished

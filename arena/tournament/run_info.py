@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
+from arena.distribution import DISTRIBUTION
 from arena.tournament.runner import RunOutcome
 from arena.tournament.schedule import Schedule, ScheduleShape
 from arena.tournament.spec import SCHEDULE_ORDER, TournamentSpec
@@ -18,7 +19,8 @@ def package_versions() -> dict[str, str]:
     found = {"python": platform.python_version()}
     for name in PACKAGES:
         try:
-            found[name] = version(name)
+            # arena's own version is that of its distribution, named apart from the import package
+            found[name] = version(DISTRIBUTION if name == "arena" else name)
         except PackageNotFoundError:
             found[name] = "not installed"
     return found

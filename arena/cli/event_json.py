@@ -1,0 +1,72 @@
+"""``arena play --json``: a game's events as JSON lines, one object per line, for programs."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from arena.engine import Ruleset
+from arena.engine import events as ev
+from arena.engine.scoring import explain
+
+
+def event_type(event: object) -> str:
+    """``TurnStarted`` -> ``turn_started``: the event's class in the style of JSON keys."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", type(event).__name__).lower()
+
+
+class EventLines:
+    """An ``on_event`` callback that writes each event as one line of JSON.
+
+    Each object has ``type`` (the event's class in snake case) and the event's fields, tuples as
+    lists; an event of one seat also names its ``player``, and ``turn_started`` carries the
+    ``round`` (counted as ``arena play`` counts it: a round starts with seat 0's turn) and
+    ``kept`` its ``reading`` (the parts the points come from)."""
+
+    def __init__(self, rules: Ruleset, names: Sequence[str], write: Callable[[str], None]) -> None:
+        self.rules = rules
+        self.names = list(names)
+        self.write = write
+        self.round = 0
+
+    def line(self, data: dict[str, Any]) -> None:
+        self.write(json.dumps(data, ensure_ascii=False))
+
+    def start(self, seed: int) -> None:
+        """The first line: the game's ruleset, seed and players, seat by seat."""
+        self.line(
+            {
+                "type": "game",
+                "rules": self.rules.name,
+                "description": self.rules.description,
+                "seed": seed,
+                "players": self.names,
+            }
+        )
+
+    def __call__(self, event: ev.Event) -> None:
+        data: dict[str, Any] = {"type": event_type(event)}
+        for field in dataclasses.fields(event):
+            value = getattr(event, field.name)
+            data[field.name] = list(value) if isinstance(value, tuple) else value
+        if "seat" in data:
+            data["player"] = self.names[data["seat"]]
+        if isinstance(event, ev.TurnStarted):
+            if event.seat == 0 and not event.playoff:
+                self.round += 1
+            data["round"] = self.round
+        if isinstance(event, ev.Kept):  # why the keep scored, as `arena score --json` says it
+            reading = explain(event.dice, self.rules) or ()
+            data["reading"] = [{"part": label, "points": points} for label, points in reading]
+        if isinstance(event, ev.GameOver):
+            data["winner_names"] = [self.names[s] for s in event.winners]
+        self.line(data)
+
+    def fault(self, seat: int, status: str, reason: str) -> None:
+        """The last line of a game a strategy broke: who, how and why."""
+        self.line(
+            {"type": "fault", "seat": seat, "player": self.names[seat], "status": status, "reason": reason}
+        )

@@ -1,0 +1,147 @@
+"""`--json` on `arena tournament` (the summary and where the files are) and `arena play` (the
+event stream as JSON lines); what a strategy prints goes to stderr, so stdout stays JSON."""
+
+from __future__ import annotations
+
+import csv
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli.main import cli
+
+ARENA = [sys.executable, "-m", "arena.cli"]
+
+NOISY = '''
+from arena.players import Action
+
+
+class Noisy:
+    """Greedy, and prints on every decision."""
+
+    name = "noisy"
+
+    def decide(self, view):
+        print("thinking out loud")
+        keep = view.legal_keeps[0]
+        return Action(keep.dice, view.may_bank(keep))
+'''
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+@pytest.fixture
+def noisy(tmp_path: Path) -> Path:
+    path = tmp_path / "noisy.py"
+    path.write_text(NOISY, encoding="utf-8")
+    return path
+
+
+def test_tournament_json_prints_the_summary_and_where_the_files_are(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    args = ["tournament", "--rules", "classic", "-p", "greedy", "-p", "threshold", "-p", "random"]
+    code, stdout, _ = run(*args, "--games", "20", "--workers", "1", "--out", str(out), "--json")
+    assert code == 0
+    data = json.loads(stdout)  # the whole of stdout is one JSON document
+    assert data["folder"] == str(out) and data["complete"] is True
+    assert data["games_played"] == data["games_total"] == 60 and data["played_now"] == 60
+    assert data["faults"] == 0 and data["seconds"] > 0 and data["games_per_second"] > 0
+    files = ["games.csv", "summary.csv", "pairwise.csv", "errors.csv", "errors.log"]
+    files += ["run.json", "spec.json", "games.idx"]
+    assert data["files"] == {name: str(out / name) for name in files}
+    with (out / "summary.csv").open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert [r["player"] for r in data["summary"]] == [r["player"] for r in rows]
+    assert [r["wins"] for r in data["summary"]] == [float(r["wins"]) for r in rows]
+    assert len(data["pairwise"]) == 6 and data["gauntlet"] == []
+    # The same tables `arena report --json` prints of the folder.
+    report = json.loads(run("report", str(out), "--json")[1])
+    assert {k: report[k] for k in ("summary", "pairwise", "seats")} == {
+        k: data[k] for k in ("summary", "pairwise", "seats")
+    }
+
+
+def test_tournament_json_of_a_gauntlet_holds_its_table(tmp_path: Path) -> None:
+    args = ["tournament", "--rules", "classic", "--format", "gauntlet", "-p", "greedy", "-p", "random"]
+    args += ["--out", str(tmp_path / "g")]
+    code, stdout, _ = run(*args, "-p", "threshold", "--games", "20", "--workers", "1", "--json")
+    assert code == 0
+    data = json.loads(stdout)
+    assert {row["opponent"] for row in data["gauntlet"]} == {"random", "threshold:bank_at=300,min_dice=3"}
+    assert data["files"]["gauntlet.csv"] == str(tmp_path / "g" / "gauntlet.csv")
+
+
+def test_a_strategys_prints_go_to_stderr_under_tournament_json(tmp_path: Path, noisy: Path) -> None:
+    # A real process: the games run in forked workers, which write to file descriptor 1.
+    out = tmp_path / "run"
+    args = ["tournament", "--rules", "classic", "-p", str(noisy), "-p", "greedy", "--games", "4"]
+    done = subprocess.run(
+        [*ARENA, *args, "--workers", "2", "--out", str(out), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["games_played"] == 4
+    assert "thinking out loud" in done.stderr and "thinking out loud" not in done.stdout
+
+
+def test_play_json_is_the_event_stream(noisy: Path) -> None:
+    args = ["play", "--rules", "classic", "-p", "optimal", "-p", "greedy", "--seed", "4"]
+    code, stdout, _ = run(*args, "--json")
+    assert code == 0
+    events = [json.loads(line) for line in stdout.splitlines()]
+    assert events[0] == {
+        "type": "game",
+        "rules": "classic",
+        "description": events[0]["description"],
+        "seed": 4,
+        "players": ["optimal", "greedy"],
+    }
+    assert events[-1]["type"] == "game_over" and events[-1]["reason"] == "target"
+    text = run(*args)[1]
+    # The same game as the text: its final scores, its rounds and its keeps.
+    final = text.splitlines()[-1]
+    assert final == "  final scores: " + " · ".join(
+        f"{name} {score}" for name, score in zip(events[0]["players"], events[-1]["scores"], strict=True)
+    )
+    rounds = max(e["round"] for e in events if e["type"] == "turn_started")
+    assert f"Game over after {rounds} rounds" in text
+    kept = [e for e in events if e["type"] == "kept"]
+    assert len(kept) == text.count("    keeps ")
+    assert all(sum(part["points"] for part in e["reading"]) == e["points"] for e in kept)
+    assert {e["player"] for e in kept} == {"optimal", "greedy"}
+    assert all(e["player"] == events[0]["players"][e["seat"]] for e in events if "seat" in e)
+
+
+def test_play_json_ends_with_the_fault_of_a_strategy_that_breaks_the_rules(tmp_path: Path) -> None:
+    bot = tmp_path / "cheat.py"
+    bot.write_text(
+        "from arena.players import Action\n\nclass Cheat:\n    name = 'cheat'\n\n"
+        "    def decide(self, view):\n        return Action((2, 2), True)\n"
+    )
+    code, stdout, err = run("play", "-p", str(bot), "-p", "greedy", "--seed", "1", "--json")
+    assert code == 1 and err.startswith("arena: error: cheat (seat 0) lost the game: illegal")
+    last = json.loads(stdout.splitlines()[-1])
+    assert (last["type"], last["seat"], last["player"], last["status"]) == ("fault", 0, "cheat", "illegal")
+
+
+def test_play_json_keeps_stdout_for_json(noisy: Path) -> None:
+    done = subprocess.run(
+        [*ARENA, "play", "--rules", "classic", "-p", str(noisy), "-p", "greedy", "--seed", "2", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(line)["type"] for line in done.stdout.splitlines()][-1] == "game_over"
+    assert "thinking out loud" in done.stderr
+    code, _, err = run("play", "--human", "-p", "greedy", "--json")
+    assert code == 2 and err == "arena: error: --json is for programs and --human for a person: choose one\n"
