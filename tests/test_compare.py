@@ -97,6 +97,7 @@ def per_deal_rates(folder: Path) -> pd.DataFrame:
     )
 
 
+@pytest.mark.slow
 def test_runs_that_share_their_deals_are_compared_deal_by_deal(runs: dict) -> None:
     data = compare_json(runs["a"], runs["b"])
     assert data["forced"] is False and data["differences"] == []

@@ -221,6 +221,7 @@ class NeedsLib:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("content", [EXITER, ONLY_HERE], ids=["os-exit", "missing-on-workers"])
 def test_dask_run_that_cannot_play_a_batch_is_one_line(tmp_path: Path, content: str) -> None:
     # Local backend: "a worker process died while playing games 0 to 1 ...; continue with
@@ -250,6 +251,7 @@ def test_dask_run_that_cannot_play_a_batch_is_one_line(tmp_path: Path, content: 
     assert one_line_error(result), (result.exception, result.stderr[-300:])
 
 
+@pytest.mark.slow
 def test_dask_single_worker_killed_mid_run_costs_nothing(tmp_path: Path) -> None:
     # The spec is scattered once, to the workers present at the start.  When every worker that
     # holds it dies (here the one worker of the cluster; on a real cluster, all the original

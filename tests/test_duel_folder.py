@@ -249,6 +249,7 @@ class Slow:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("stop", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_ctrl_c_and_sigterm_keep_the_pairs_and_say_how_to_resume(
     tmp_path: Path, stop: signal.Signals, status: int
@@ -364,6 +365,7 @@ class Exiter:
 """
 
 
+@pytest.mark.slow
 def test_duel_with_a_strategy_that_kills_its_process_loses_those_games(tmp_path: Path) -> None:
     # A strategy that ends its own process (os._exit) inside a decision loses that game, as an
     # error; the duel goes on (issue 10: it used to stop, before that with a traceback).

@@ -184,6 +184,7 @@ def assert_hung_once(games: pd.DataFrame, names: list[str]) -> None:
     assert set(games.loc[games["player"] == "greedy", "status"]) == {"ok"}
 
 
+@pytest.mark.slow
 def test_every_kind_of_hang_loses_by_timeout_and_the_run_goes_on(tmp_path: Path) -> None:
     bots = bot_file(tmp_path, HANGS)
     out = tmp_path / "hangs"
@@ -382,6 +383,7 @@ class HangInit:
 """
 
 
+@pytest.mark.slow
 def test_constructors_are_timed_and_guarded_like_decisions(tmp_path: Path) -> None:
     bots = bot_file(tmp_path, CONSTRUCTORS)
     out = tmp_path / "run"
@@ -633,6 +635,7 @@ def test_a_view_exposes_nothing_else_that_can_be_changed() -> None:
 
 
 # --- memory does not grow with --games ------------------------------------------------------------
+@pytest.mark.slow
 def test_a_huge_number_of_games_starts_at_once_with_flat_memory(tmp_path: Path) -> None:
     out = tmp_path / "huge"
     proc = subprocess.Popen(
@@ -873,6 +876,7 @@ class Exiter:
 """
 
 
+@pytest.mark.slow
 def test_tournament_on_one_worker_with_a_strategy_that_kills_its_process_goes_on(tmp_path: Path) -> None:
     # README, Faults: a strategy whose process dies inside one of its calls (os._exit, a crash in
     # C) loses that game as an error, with a reason saying how the process ended; the run goes on.
@@ -1037,6 +1041,7 @@ class SlowRaiser:
 """
 
 
+@pytest.mark.slow
 def test_a_timeout_signal_during_an_exception_loses_the_game_not_the_run(tmp_path: Path) -> None:
     # match.py:107-110: the pending alarm's MoveTimeout is raised inside the `except Exception`
     # clause (at clock.overran()), which no sibling clause catches; it escapes play_match and

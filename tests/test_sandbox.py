@@ -95,6 +95,7 @@ def honest(in_results: Path) -> bytes:
     return games_bytes(run(in_results / "honest", ["greedy", "optimal"], isolate=False))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cheat", CHEAT_FILES)
 def test_a_cheat_changes_nothing_under_isolate(cheat: str, in_results: Path, honest: bytes) -> None:
     isolated = games_bytes(
@@ -131,6 +132,7 @@ def test_the_command_line_plays_the_games_of_the_controls(in_results: Path, hone
     assert games_bytes(cli_run(in_results / "honest-cli", ["greedy", "optimal"])) == honest
 
 
+@pytest.mark.slow
 def test_the_cheats_win_in_arenas_own_processes_and_not_under_isolate(in_results: Path) -> None:
     def share(folder: Path, player: str) -> float:
         rows = pd.read_csv(folder / "games.csv")
@@ -159,6 +161,7 @@ def test_a_seat_finds_no_way_out(in_results: Path) -> None:
 HONEST = ["random", "threshold:bank_at=400", "strategies/catch_up.py"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_isolate_gives_the_same_games_as_arenas_own_processes(tmp_path: Path, workers: int) -> None:
     # Small chunks: seat processes end and start again at every chunk, as chunk processes do.
@@ -179,6 +182,7 @@ def test_isolate_gives_the_same_games_as_arenas_own_processes(tmp_path: Path, wo
     assert played(True) == played(False)
 
 
+@pytest.mark.slow
 def test_class_state_lives_for_a_chunk_in_a_seat_as_in_a_chunk_process(tmp_path: Path) -> None:
     bot = tmp_path / "counter.py"
     bot.write_text(
@@ -237,6 +241,7 @@ ABUSES = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("abuse", "status"),
     [
@@ -269,6 +274,7 @@ def test_an_abusive_seat_loses_in_time_and_the_run_goes_on(tmp_path: Path, abuse
     assert len(pd.read_csv(folder / "games.csv")) == 8
 
 
+@pytest.mark.slow
 def test_a_seat_that_goes_over_its_cpu_limit_is_killed_and_replaced(tmp_path: Path) -> None:
     bot = tmp_path / "burner.py"
     bot.write_text(
@@ -484,6 +490,7 @@ def test_a_seat_rebuilds_exactly_the_view_the_game_made(preset: str, keeps: bool
             game.apply(Action(keep.dice, view.bank_allowed(keep) and view.turn_points > 300))
 
 
+@pytest.mark.slow
 def test_a_players_log_is_capped_across_its_seat_processes(tmp_path: Path) -> None:
     bot = tmp_path / "spammer.py"
     bot.write_text(
@@ -692,6 +699,7 @@ def tournament(folder: Path, first: str, *options: str) -> subprocess.CompletedP
     return result
 
 
+@pytest.mark.slow
 def test_an_isolated_run_without_a_seed_plays_on_a_secret_one(tmp_path: Path) -> None:
     # The dice are public functions of the tournament seed.  With the default seed 0 the cheat
     # found each game's seed from its strategy seed and rolled on only into scoring rolls.
@@ -703,6 +711,7 @@ def test_an_isolated_run_without_a_seed_plays_on_a_secret_one(tmp_path: Path) ->
     assert (tmp_path / "cheat" / "games.csv").read_bytes() == (tmp_path / "honest" / "games.csv").read_bytes()
 
 
+@pytest.mark.slow
 def test_a_known_seed_is_still_guessable_and_arena_says_so(tmp_path: Path) -> None:
     # The control: the cheat is real.  Given --seed 11, it foresees the dice even isolated.
     cheat = tournament(tmp_path / "cheat", SEED_GUESS, "--isolate", "--seed", "11")

@@ -323,6 +323,7 @@ def test_sprt_false_positive_rate_between_equals_is_at_most_alpha() -> None:
     assert verdicts["H1"] / 1000 <= 0.065, verdicts
 
 
+@pytest.mark.slow
 def test_sprt_accepts_h1_for_a_strategy_37_elo_stronger() -> None:
     # threshold:bank_at=350 beats threshold:bank_at=200 by +36.7 Elo [32.6, 40.9] (6,000 games
     # on standard).  With elo0=0, elo1=20, beta=0.05 the test should wrongly accept H0 in at most

@@ -73,9 +73,7 @@ def perfect_advice(view: TurnView) -> list[KeepAdvice]:
     if not in_model(view):
         return []
     notes = advice(view)
-    return [
-        KeepAdvice(note, chance, bank) for note, (chance, bank) in zip(notes, choices(view), strict=True)
-    ]
+    return [KeepAdvice(note, chance, bank) for note, (chance, bank) in zip(notes, choices(view), strict=True)]
 
 
 ADVISERS: dict[str, Adviser] = {"optimal": optimal_advice, "perfect": perfect_advice}
