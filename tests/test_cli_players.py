@@ -9,8 +9,12 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import cli
-from arena.engine import CLASSIC, STANDARD, Action, TurnView, legal_keeps
-from arena.players.human import HumanPlayer
+from arena.engine import CLASSIC, STANDARD, Action, Ruleset, TurnView, legal_keeps
+from arena.engine.game import play
+from arena.perfect import perfect_action
+from arena.players.advice import best_choice, optimal_advice, perfect_advice
+from arena.players.builtin.optimal import optimal_action
+from arena.players.human import HumanPlayer, LeftGame
 from arena.players.solver import solve_turn
 
 REPO = Path(__file__).resolve().parents[1]
@@ -129,3 +133,135 @@ def test_human_player_explains_illegal_keeps_and_bad_answers() -> None:
     assert "  ! keep (3, 5): the roll (1, 1, 1, 2, 3) has no 5" in told
     assert "  ! keep (2,) from (1, 1, 1, 2, 3): 2 scores nothing here; every kept die must score" in told
     assert "  ! please answer b to bank or r to roll on, not 'x'" in told
+
+
+def classic_view(scores: tuple[int, int], roll: tuple[int, ...], turn_points: int = 0) -> TurnView:
+    """Seat 0's decision on ``roll`` in a two-player classic game."""
+    need = CLASSIC.entry_threshold if scores[0] == 0 else 0
+    keeps = legal_keeps(roll, CLASSIC)
+    return TurnView(CLASSIC, 0, 2, scores, roll, turn_points, need, keeps, (0, 0), (0, 0), False, 2, 1, False)
+
+
+def test_human_enter_takes_the_advised_keep_and_bank() -> None:
+    # 1 1 2 5 6 with 400 banked: optimal keeps the lone 1 (d) and rolls on (254.4 expected
+    # against 100 banked); pressing Enter at both prompts takes exactly that.
+    view = classic_view((400, 0), (1, 1, 2, 5, 6))
+    told: list[str] = []
+    prompts: list[str] = []
+
+    def ask(prompt: str) -> str:
+        prompts.append(prompt)
+        return ""
+
+    player = HumanPlayer(ask=ask, tell=told.append, advise=optimal_advice)
+    assert player.decide(view) == optimal_action(view) == Action((1,), False)
+    assert "Enter: d;" in prompts[0] and "(Enter: r)" in prompts[1]
+    assert "    d) keep 1              100 points, 4 dice left   [bank 100, roll on 254.4]" in told
+    # Without advice shown, Enter still plays as optimal would, and no note is printed.
+    told.clear()
+    assert HumanPlayer(ask=lambda _: "", tell=told.append).decide(view) == optimal_action(view)
+    assert not any("[" in line for line in told)
+
+
+def test_human_help_shows_the_scores_and_q_leaves() -> None:
+    view = classic_view((1250, 3400), (2, 3, 5, 6, 6), 300)
+    answers = iter(["?", "b", "help", "q"])
+    told: list[str] = []
+    player = HumanPlayer(ask=lambda _: next(answers), tell=told.append, names=["you", "greedy"])
+    with pytest.raises(LeftGame) as left:
+        player.decide(view)
+    assert left.value.scores == (1250, 3400)
+    text = "\n".join(told)
+    assert text.count("q             leave the game") == 2  # once at each of the two prompts
+    assert "Scores: you 1,250, greedy 3,400; the game is played to 10,000." in text
+
+
+def test_optimal_and_perfect_advice_pick_what_the_strategies_play() -> None:
+    # Every decision of a few whole games: the advice's best keep and its bank-or-roll are the
+    # strategy's own action, and a keep's value is the better of its bank and roll-on numbers.
+    for rules, adviser, action in [
+        (CLASSIC, optimal_advice, optimal_action),
+        (STANDARD, optimal_advice, optimal_action),
+        (CLASSIC, perfect_advice, perfect_action),
+    ]:
+        seen = 0
+
+        def decide(view: TurnView, adviser=adviser, action=action, rules: Ruleset = rules) -> Action:
+            nonlocal seen
+            advice = adviser(view)
+            if not advice:  # perfect has no values for this situation
+                return optimal_action(view)
+            assert len(advice) == len(view.legal_keeps)
+            chosen = best_choice(advice)
+            expected = action(view)
+            assert Action(view.legal_keeps[chosen].dice, advice[chosen].bank) == expected
+            seen += 1
+            return expected
+
+        for seed in range(3):
+            play(rules, [decide, optimal_action], seed)
+        assert seen > 20
+
+
+def test_perfect_advice_is_empty_outside_its_model() -> None:
+    three = classic_view((0, 0), (1, 2, 3, 4, 6))._replace(n_players=3, scores=(0, 0, 0))
+    assert perfect_advice(three) == []
+    assert optimal_advice(three)  # optimal advises in any game
+
+
+def test_play_human_in_a_chosen_seat_leaves_with_q() -> None:
+    code, out, err = run(
+        "play",
+        "--rules",
+        "classic",
+        "--human",
+        "--seat",
+        "1",
+        "-p",
+        "greedy",
+        "--seed",
+        "7",
+        stdin="\n" * 3 + "q\n",
+    )
+    assert code == 0 and err == ""
+    assert "seed 7 (replay with --seed 7); seats: 0 greedy, 1 you" in out
+    assert "Enter takes the default shown, ? shows help and the scores, q leaves." in out
+    # Seat 1 moves second: greedy's first turn comes before the person's first roll.
+    assert out.index("  greedy (score 0") < out.index("  Your roll:")
+    assert out.rstrip().endswith("You left the game; scores then: greedy 0, you 0.")
+
+
+def test_play_human_with_optimal_advice() -> None:
+    code, out, _ = run(
+        "play",
+        "--rules",
+        "classic",
+        "--human",
+        "-p",
+        "greedy",
+        "--seed",
+        "7",
+        "--advice",
+        "optimal",
+        stdin="\n" * 200 + "q\n",
+    )
+    assert code == 0
+    assert "optimal's advice: the points you can expect to bank this turn" in out
+    assert "[roll on 224.2]" in out  # keep a lone 1 of 1 1 2 5 6 with 350 needed: optimal's value
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--seat", "1", "-p", "greedy"], "--seat goes with --human"),
+        (["--advice", "optimal", "-p", "greedy"], "--advice goes with --human"),
+        (["--human", "--seat", "2", "-p", "greedy"], "--seat 2: with 2 seats, choose 0 to 1"),
+        (["--human", "--seat", "-1", "-p", "greedy"], "--seat -1: with 2 seats, choose 0 to 1"),
+        (["--human", "--advice", "perfect", "-p", "greedy", "-p", "greedy"], "--advice perfect: "),
+        (["--human", "--advice", "perfect", "-p", "greedy", "--rules", "short"], "--advice perfect: "),
+    ],
+)
+def test_play_human_options_bad_input(args: list[str], message: str) -> None:
+    code, out, err = run("play", *args)
+    assert code == 2 and out == "" and err.startswith(f"arena: error: {message}")
+    assert len(err.strip().splitlines()) == 1

@@ -21,6 +21,7 @@ from arena.analysis.compare import (
     PAIRED_DEALS,
     Comparison,
     Pairing,
+    compare_summaries,
     field_differences,
 )
 from arena.cli.main import cli
@@ -96,6 +97,7 @@ def per_deal_rates(folder: Path) -> pd.DataFrame:
     )
 
 
+@pytest.mark.slow
 def test_runs_that_share_their_deals_are_compared_deal_by_deal(runs: dict) -> None:
     data = compare_json(runs["a"], runs["b"])
     assert data["forced"] is False and data["differences"] == []
@@ -353,3 +355,14 @@ def test_headers_line_up_with_their_values(paired: bool) -> None:
         if i + 1 < len(labels):  # no cell runs into the next column
             assert max(end for _, end in column) + 2 <= min(cells[i + 1][0] for cells in table), (label, text)
     assert ("12,345" if paired else "24,690") in text and "-12.3" in text
+
+
+# --- compare against an exact test --------------------------------------------------------------
+def test_compare_is_not_significant_where_an_exact_test_is_not() -> None:
+    # 0 wins of 100 against 4 of 100: Fisher's exact test p = 0.12, and Newcombe's interval
+    # from two Wilson intervals (stats.wilson_interval is right there) is [-0.004, +0.098].  The
+    # Wald interval used has zero width on the 0-of-100 side and calls it significant.
+    a = pd.DataFrame([{"ruleset": "r", "player": "x", "games": 100, "win_rate": 0.0}])
+    b = pd.DataFrame([{"ruleset": "r", "player": "x", "games": 100, "win_rate": 0.04}])
+    row = compare_summaries(a, b).iloc[0]
+    assert not row["significant"], (row["diff_low"], row["diff_high"])

@@ -206,6 +206,7 @@ def rulesets(draw: st.DrawFn) -> Ruleset:
     return Ruleset(**fields)
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=rulesets(), chosen=st.lists(policies(), min_size=2, max_size=3), seed=st.integers(0, 2**70))
 def test_random_rulesets_and_policies_play_the_same_games(

@@ -161,3 +161,139 @@ def test_unreachable_scheduler_is_one_line_and_leaves_nothing(
     assert code == 2 and "arena: error: cannot reach the Dask scheduler at tcp://127.0.0.1:9" in err
     assert len(err.strip().splitlines()) == 2  # the header line, then the error
     assert not (tmp_path / "x").exists()
+
+
+# --- Dask runs that lose a batch or a worker ----------------------------------------------------
+def invoke(*args: str):
+    return CliRunner().invoke(cli, list(args))
+
+
+def one_line_error(result) -> bool:
+    """Failed the way arena promises: `arena: error: ...` on one line, no traceback."""
+    err = result.stderr.strip().splitlines()
+    return (
+        result.exit_code != 0
+        and (result.exception is None or isinstance(result.exception, SystemExit))
+        and bool(err)
+        and err[-1].startswith("arena: error: ")
+        and not any("Traceback" in line for line in err)
+    )
+
+
+EXITER = """
+import os
+
+from arena.engine import Action
+
+
+class Exiter:
+    \"\"\"Kills its process at its first decision.\"\"\"
+
+    name = "exiter"
+
+    def decide(self, view):
+        os._exit(3)
+"""
+
+
+# --- the Dask backend -------------------------------------------------------------------------
+ONLY_HERE = """
+from arena.engine import Action
+
+try:
+    from distributed import get_worker
+
+    get_worker()
+except ValueError:
+    pass  # not on a Dask worker: this machine has what the strategy needs
+else:
+    raise ImportError("botlib is not installed on this machine")
+
+
+class NeedsLib:
+    \"\"\"Stands for a strategy whose file or library is missing on the worker machines.\"\"\"
+
+    name = "needs-lib"
+
+    def decide(self, view):
+        keep = view.legal_keeps[0]
+        return Action(keep.dice, view.bank_allowed(keep))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("content", [EXITER, ONLY_HERE], ids=["os-exit", "missing-on-workers"])
+def test_dask_run_that_cannot_play_a_batch_is_one_line(tmp_path: Path, content: str) -> None:
+    # Local backend: "a worker process died while playing games 0 to 1 ...; continue with
+    # `arena tournament --resume ...`" and exit status 1.  Dask backend: a traceback
+    # (FutureCancelledError, KilledWorker, or the worker's StrategyError from loading the file).
+    pytest.importorskip("distributed")
+    bot = tmp_path / "bot.py"
+    bot.write_text(content)
+    result = invoke(
+        "tournament",
+        "--rules",
+        "classic",
+        "-p",
+        str(bot),
+        "-p",
+        "greedy",
+        "--games",
+        "4",
+        "--backend",
+        "dask",
+        "--workers",
+        "2",
+        "--out",
+        str(tmp_path / "out"),
+        "--no-progress",
+    )
+    assert one_line_error(result), (result.exception, result.stderr[-300:])
+
+
+@pytest.mark.slow
+def test_dask_single_worker_killed_mid_run_costs_nothing(tmp_path: Path) -> None:
+    # The spec is scattered once, to the workers present at the start.  When every worker that
+    # holds it dies (here the one worker of the cluster; on a real cluster, all the original
+    # workers over a long run, or one machine running every worker), the scheduler says "Removing
+    # worker ... caused the cluster to lose scattered data, which can't be recovered" and the run
+    # ends in FutureCancelledError, though the nanny has already started a fresh worker.
+    import os
+    import signal
+
+    pytest.importorskip("distributed")
+    from dask.distributed import Client, LocalCluster
+
+    from arena.engine import CLASSIC
+    from arena.tournament import TournamentSpec, run_tournament
+    from arena.tournament.run_folder import RunFolder
+
+    spec = TournamentSpec(
+        (CLASSIC,), (load_player_spec("greedy"), load_player_spec("threshold")), games=100, seed=3
+    )
+    local = run_tournament(spec, RunFolder.create(tmp_path / "local", spec), batch_size=10, workers=1)
+    assert local.games_written == 100
+    with (
+        LocalCluster(
+            n_workers=1, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
+        ) as cluster,
+        Client(cluster) as client,
+    ):
+        killed: list[int] = []
+
+        def kill_the_worker(result) -> None:
+            if not killed:
+                (pid,) = client.run(os.getpid).values()
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+
+        outcome = run_tournament(
+            spec,
+            RunFolder.create(tmp_path / "dask", spec),
+            batch_size=10,
+            backend="dask",
+            scheduler=cluster.scheduler_address,
+            on_batch=kill_the_worker,
+        )
+    assert killed and outcome.games_written == 100
+    assert (tmp_path / "dask" / "games.csv").read_bytes() == (tmp_path / "local" / "games.csv").read_bytes()

@@ -269,3 +269,63 @@ def test_bad_folders_are_one_line(tmp_path: Path, case: str) -> None:
         code, out, err = run(*args)
         assert code == 2 and out == "" and err.startswith("arena: error: ")
         assert len(err.strip().splitlines()) == 1
+
+
+# --- reports of odd folders ---------------------------------------------------------------------
+def invoke(*args: str):
+    return CliRunner().invoke(cli, list(args))
+
+
+def one_line_error(result) -> bool:
+    """Failed the way arena promises: `arena: error: ...` on one line, no traceback."""
+    err = result.stderr.strip().splitlines()
+    return (
+        result.exit_code != 0
+        and (result.exception is None or isinstance(result.exception, SystemExit))
+        and bool(err)
+        and err[-1].startswith("arena: error: ")
+        and not any("Traceback" in line for line in err)
+    )
+
+
+# --- report and compare -----------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("review") / "run"
+    result = invoke(
+        "tournament",
+        "--rules",
+        "classic",
+        "-p",
+        "greedy",
+        "-p",
+        "threshold",
+        "--games",
+        "10",
+        "--out",
+        str(out),
+        "--no-progress",
+        "--workers",
+        "1",
+    )
+    assert result.exit_code == 0
+    return out
+
+
+@pytest.mark.parametrize(
+    ("name", "content"),
+    [
+        ("spec.json", "[1]"),  # valid JSON, not an object
+        ("run.json", "null"),
+        ("spec.json", '{"rulesets": ["classic"]}'),  # rulesets by name, not objects
+        ("games.csv", "ruleset,game,player\nclassic,0,a\nclassic,0,b\n"),  # columns missing
+    ],
+)
+def test_report_of_a_folder_with_odd_contents_is_one_line(
+    small_run: Path, tmp_path: Path, name: str, content: str
+) -> None:
+    folder = tmp_path / "odd"
+    shutil.copytree(small_run, folder)
+    (folder / name).write_text(content)
+    result = invoke("report", str(folder))
+    assert one_line_error(result), (result.exception, result.stderr[-300:])

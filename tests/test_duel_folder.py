@@ -8,6 +8,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -248,6 +249,7 @@ class Slow:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("stop", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_ctrl_c_and_sigterm_keep_the_pairs_and_say_how_to_resume(
     tmp_path: Path, stop: signal.Signals, status: int
@@ -276,3 +278,134 @@ def test_ctrl_c_and_sigterm_keep_the_pairs_and_say_how_to_resume(
     assert json.loads((out / "run.json").read_text())["complete"] is False
     assert json.loads((out / "duel.json").read_text())["games"] == len(rows) // 2
     assert f"{len(rows) // 2} games (" in stdout
+
+
+# --- duel game counts and faults ----------------------------------------------------------------
+def invoke(*args: str):
+    return CliRunner().invoke(cli, list(args))
+
+
+# --- arena duel -------------------------------------------------------------------------------
+def test_duel_json_is_valid_json_when_one_side_wins_everything(tmp_path: Path) -> None:
+    result = invoke(
+        "duel",
+        "optimal",
+        "random",
+        "--rules",
+        "standard",
+        "--games",
+        "20",
+        "--json",
+        "--workers",
+        "1",
+        "--out",
+        str(tmp_path / "d"),
+    )
+    assert result.exit_code == 0
+
+    def reject(constant: str) -> None:
+        raise ValueError(f"{constant} is not JSON")
+
+    json.loads(result.stdout, parse_constant=reject)  # "elo": Infinity breaks jq, JSON.parse, ...
+
+
+def test_duel_max_games_is_an_upper_bound(tmp_path: Path) -> None:
+    # Help: "Most games to play with --sprt".  3 is rounded up to a second pair: 4 games.
+    result = invoke(
+        "duel",
+        "greedy",
+        "greedy",
+        "--sprt",
+        "elo0=0,elo1=20,alpha=0.001,beta=0.001",
+        "--max-games",
+        "3",
+        "--json",
+        "--workers",
+        "1",
+        "--out",
+        str(tmp_path / "d"),
+    )
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["games"] <= 3
+
+
+def test_duel_odd_games_are_rounded_up_to_whole_pairs(tmp_path: Path) -> None:
+    # Checked, and fine for --games (the duel plays pairs), though only the tournament's help
+    # says "rounded up to whole deals".
+    data = json.loads(
+        invoke(
+            "duel",
+            "greedy",
+            "threshold",
+            "--games",
+            "5",
+            "--json",
+            "--workers",
+            "1",
+            "--out",
+            str(tmp_path / "d"),
+        ).stdout
+    )
+    assert data["games"] == 6 and data["pairs"] == 3 and sum(data["wins"]) == pytest.approx(6)
+
+
+EXITER = """
+import os
+
+from arena.engine import Action
+
+
+class Exiter:
+    \"\"\"Kills its process at its first decision.\"\"\"
+
+    name = "exiter"
+
+    def decide(self, view):
+        os._exit(3)
+"""
+
+
+@pytest.mark.slow
+def test_duel_with_a_strategy_that_kills_its_process_loses_those_games(tmp_path: Path) -> None:
+    # A strategy that ends its own process (os._exit) inside a decision loses that game, as an
+    # error; the duel goes on (issue 10: it used to stop, before that with a traceback).
+    bot = tmp_path / "exiter.py"
+    bot.write_text(EXITER)
+    result = invoke(
+        "duel", str(bot), "greedy", "--games", "40", "--workers", "2", "--json", "--out", str(tmp_path / "d")
+    )
+    assert result.exit_code == 0, result.stderr[-300:]
+    data = json.loads(result.stdout)
+    assert data["faults"] == 40 and data["wins"] == [0, 40]
+
+
+def test_duel_faults_count_as_losses_and_are_reported(tmp_path: Path) -> None:
+    bot = tmp_path / "flaky.py"
+    bot.write_text(
+        textwrap.dedent(
+            """
+            from arena.engine import Action
+
+
+            class Flaky:
+                \"\"\"Raises in one decision of fifty.\"\"\"
+
+                name = "flaky"
+
+                def start_game(self, info):
+                    self.rng = info.rng
+
+                def decide(self, view):
+                    if self.rng.random() < 0.02:
+                        raise RuntimeError("boom")
+                    keep = view.legal_keeps[0]
+                    return Action(keep.dice, view.bank_allowed(keep))
+            """
+        )
+    )
+    result = invoke(
+        "duel", str(bot), "greedy", "--games", "200", "--json", "--workers", "1", "--out", str(tmp_path / "d")
+    )
+    data = json.loads(result.stdout)
+    assert result.exit_code == 0 and data["faults"] > 0
+    assert sum(data["wins"]) == pytest.approx(200)  # a faulty game's win goes to the other side

@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from click.testing import CliRunner
 
+from arena.cli.main import cli
 from arena.engine import CLASSIC, STANDARD, Action, Game
 from arena.players import PlayerFault, load_player_spec, play_match
 from arena.players.match import REASON_LIMIT, TEXT_UNAVAILABLE, Guard, one_line
@@ -182,6 +184,7 @@ def assert_hung_once(games: pd.DataFrame, names: list[str]) -> None:
     assert set(games.loc[games["player"] == "greedy", "status"]) == {"ok"}
 
 
+@pytest.mark.slow
 def test_every_kind_of_hang_loses_by_timeout_and_the_run_goes_on(tmp_path: Path) -> None:
     bots = bot_file(tmp_path, HANGS)
     out = tmp_path / "hangs"
@@ -380,6 +383,7 @@ class HangInit:
 """
 
 
+@pytest.mark.slow
 def test_constructors_are_timed_and_guarded_like_decisions(tmp_path: Path) -> None:
     bots = bot_file(tmp_path, CONSTRUCTORS)
     out = tmp_path / "run"
@@ -631,6 +635,7 @@ def test_a_view_exposes_nothing_else_that_can_be_changed() -> None:
 
 
 # --- memory does not grow with --games ------------------------------------------------------------
+@pytest.mark.slow
 def test_a_huge_number_of_games_starts_at_once_with_flat_memory(tmp_path: Path) -> None:
     out = tmp_path / "huge"
     proc = subprocess.Popen(
@@ -852,3 +857,315 @@ def test_a_chunk_reports_the_situations_it_solved_by_ruleset_index() -> None:
     solver.solve_turn(copy, 400, 950)
     solver.solve_turn(copy, 10**9, None)  # implausible: the template won't be asked to solve it
     assert _solved_keys(spec, before) == ((1, 400, 950),)
+
+
+# --- faults that must not end the run -----------------------------------------------------------
+OS_EXITER = """
+import os
+
+from arena.engine import Action
+
+
+class Exiter:
+    \"\"\"Kills its process at its first decision.\"\"\"
+
+    name = "exiter"
+
+    def decide(self, view):
+        os._exit(3)
+"""
+
+
+@pytest.mark.slow
+def test_tournament_on_one_worker_with_a_strategy_that_kills_its_process_goes_on(tmp_path: Path) -> None:
+    # README, Faults: a strategy whose process dies inside one of its calls (os._exit, a crash in
+    # C) loses that game as an error, with a reason saying how the process ended; the run goes on.
+    # (Before issue 10 the strategy ended arena's own process with --workers 1.)
+    import subprocess
+    import sys
+
+    bot = tmp_path / "exiter.py"
+    bot.write_text(OS_EXITER)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "arena.cli", "tournament", "--rules", "classic", "--games", "20"]
+    command += ["-p", str(bot), "-p", "greedy", "--workers", "1", "--out", str(out)]
+    done = subprocess.run([*command, "--no-progress"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    games = pd.read_csv(out / "games.csv", keep_default_na=False)
+    exiter = games[games["player"] == "exiter"]
+    assert len(exiter) == 20 and set(exiter["status"]) == {"error"}
+    assert set(exiter["reason"]) == {"the strategy's process exited with status 3"}
+    assert set(games.loc[games["player"] == "greedy", "win"]) == {1}
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def tournament(out: Path, *args: str) -> tuple[int, str, str]:
+    return run("tournament", "--out", str(out), "--no-progress", *args)
+
+
+def one_line_error(code: int, err: str) -> bool:
+    return code == 2 and err.startswith("arena: error: ") and len(err.strip().splitlines()) == 1
+
+
+# --- strategies that end the whole tournament ---------------------------------------------------
+EXITER = """
+class Exiter:
+    name = "exiter"
+
+    def decide(self, view):
+        if view.turn >= 1:
+            sys.exit(3)
+        return ok(view)
+"""
+
+
+def test_sys_exit_in_decide_loses_the_game_instead_of_ending_the_run(tmp_path: Path) -> None:
+    # match.py catches Exception only; SystemExit (a BaseException) leaves play_match, the batch
+    # and run_tournament, and the command exits with the strategy's status 3: no reports, no
+    # message, games.csv holds only its header.
+    bots = bot_file(tmp_path, EXITER)
+    out = tmp_path / "run"
+    code, _, err = tournament(
+        out, "--rules", "classic", "--games", "4", "--workers", "1", "-p", "greedy", "-p", f"{bots}:Exiter"
+    )
+    assert code == 0, err
+    games = games_of(out)
+    assert games["game"].nunique() == 4
+    assert set(games.loc[games["player"] == "exiter", "status"]) == {"error"}
+
+
+def test_a_worker_killed_by_its_strategy_does_not_hang_the_run(tmp_path: Path) -> None:
+    # With --workers 2 the same SystemExit kills the pool worker; multiprocess's Pool starts a
+    # new worker but the task is lost, and imap waits for its result forever (a hang, not an
+    # error).  KeyboardInterrupt raised inside decide does the same.
+    bots = bot_file(tmp_path, EXITER)
+    out = tmp_path / "run"
+    proc = subprocess.Popen(
+        [
+            *ARENA,
+            "tournament",
+            "--out",
+            str(out),
+            "--no-progress",
+            "--rules",
+            "classic",
+            "--games",
+            "4",
+            "--workers",
+            "2",
+            "--batch-size",
+            "1",
+            "-p",
+            "greedy",
+            "-p",
+            f"{bots}:Exiter",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        _, err = proc.communicate(timeout=8)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        pytest.fail("the tournament hung after a strategy called sys.exit() in a worker")
+    assert proc.returncode == 0, err
+    assert games_of(out)["game"].nunique() == 4
+
+
+FLAKY = """
+class Flaky:
+    # Every third object fails to construct: the first (made when the spec is checked) works.
+    name = "flaky"
+    made = 0
+
+    def __init__(self):
+        type(self).made += 1
+        if type(self).made % 3 == 0:
+            raise RuntimeError("out of luck")
+
+    def decide(self, view):
+        return ok(view)
+"""
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_constructor_that_fails_only_sometimes_loses_one_game(tmp_path: Path, workers: str) -> None:
+    # batch.py:52 constructs every player again to find the one that failed; when that second
+    # attempt succeeds, next() raises StopIteration.  One worker: "RuntimeError: generator
+    # raised StopIteration" and a traceback.  Two workers: the StopIteration comes back through
+    # imap and silently ends the loop in runner.py, so the run exits 0 with games missing.
+    bots = bot_file(tmp_path, FLAKY)
+    out = tmp_path / "run"
+    code, _, err = tournament(
+        out,
+        "--rules",
+        "classic",
+        "--games",
+        "8",
+        "--workers",
+        workers,
+        "--batch-size",
+        "1",
+        "-p",
+        "greedy",
+        "-p",
+        f"{bots}:Flaky",
+    )
+    assert code == 0, err
+    games = games_of(out)
+    assert games["game"].nunique() == 8
+    failed = games[games["status"] != "ok"]
+    assert set(failed["player"]) == {"flaky"}
+    assert failed["reason"].str.startswith("creating the player failed").all()
+
+
+RACER = """
+BIG = [0] * 10**7
+
+
+class SlowRaiser:
+    # About 50 ms of C code (no bytecode, so the SIGALRM handler waits), then an exception
+    # raised in C: the handler runs in match.py's `except Exception` branch.
+    name = "slow-raiser"
+
+    def decide(self, view):
+        BIG.index(1)
+        return ok(view)
+"""
+
+
+@pytest.mark.slow
+def test_a_timeout_signal_during_an_exception_loses_the_game_not_the_run(tmp_path: Path) -> None:
+    # match.py:107-110: the pending alarm's MoveTimeout is raised inside the `except Exception`
+    # clause (at clock.overran()), which no sibling clause catches; it escapes play_match and
+    # ends the run with a traceback (one worker) or kills a worker and hangs (several).
+    bots = bot_file(tmp_path, RACER)
+    out = tmp_path / "run"
+    done = subprocess.run(
+        [
+            *ARENA,
+            "tournament",
+            "--out",
+            str(out),
+            "--no-progress",
+            "--rules",
+            "classic",
+            "--games",
+            "2",
+            "--workers",
+            "1",
+            "--move-timeout",
+            "0.01",
+            "-p",
+            "greedy",
+            "-p",
+            f"{bots}:SlowRaiser",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr[-400:]
+    games = games_of(out)
+    assert set(games.loc[games["player"] == "slow-raiser", "status"]) <= {"timeout", "error"}
+
+
+CTOR = """
+def checked_at_load():
+    # The spec is checked by building the player once, in a child process: no class attribute
+    # counts that, so look at the caller.
+    frame = sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_name == "_try_player":
+            return True
+        frame = frame.f_back
+    return False
+
+
+class Fragile:
+    name = "fragile"
+
+    def __init__(self):
+        if not checked_at_load():  # works when the spec is checked, fails in every game
+            raise RuntimeError("first line\\nsecond line")
+
+    def decide(self, view):
+        return ok(view)
+"""
+
+
+def test_a_constructor_error_with_two_lines_keeps_games_csv_valid(tmp_path: Path) -> None:
+    # batch.py:67 puts the raw message in the reason (no one_line()), and csv_field leaves the
+    # newline unquoted: games.csv gets a broken row and the reports fail with "is not a
+    # games.csv arena wrote" (exit 1).  errors.csv must hold one-line reasons.
+    bots = bot_file(tmp_path, CTOR)
+    out = tmp_path / "run"
+    code, _, err = tournament(
+        out, "--rules", "classic", "--games", "4", "--workers", "1", "-p", "greedy", "-p", f"{bots}:Fragile"
+    )
+    assert code == 0, err
+    games = games_of(out)
+    assert len(games) == 8 and set(games.loc[games["player"] == "fragile", "status"]) == {"error"}
+    errors = pd.read_csv(out / "errors.csv")
+    assert errors["reason"].str.contains("second line").all()
+    assert not errors["reason"].str.contains("\n").any()
+
+
+# --- other faults --------------------------------------------------------------------------------
+END_RAISER = """
+class EndRaiser:
+    name = "end-raiser"
+
+    def decide(self, view):
+        return ok(view)
+
+    def end_game(self, result):
+        raise RuntimeError("end")
+"""
+
+
+def test_a_fault_in_end_game_keeps_the_played_game(tmp_path: Path) -> None:
+    # The game was played to the end, but the PlayerFault from the end_game hook carries no
+    # game (match.py:73, _call), so batch.py:86 records 0 score, 0 turns, 0 farkles for every
+    # seat: the opponent's mean score, mean turns and points per turn (shown as "nan") are
+    # falsified.
+    bots = bot_file(tmp_path, END_RAISER)
+    out = tmp_path / "run"
+    code, _, err = tournament(
+        out, "--rules", "classic", "--games", "2", "--workers", "1", "-p", "greedy", "-p", f"{bots}:EndRaiser"
+    )
+    assert code == 0, err
+    games = games_of(out)
+    assert set(games.loc[games["player"] == "end-raiser", "status"]) == {"error"}
+    greedy = games[games["player"] == "greedy"]
+    assert (greedy["turns"] > 0).all() and (greedy["score"] > 0).all()
+
+
+# --- bad input -----------------------------------------------------------------------------------
+def test_a_nan_move_timeout_is_refused(tmp_path: Path) -> None:
+    # spec.py:68 checks `<= 0`, which nan passes; every `elapsed > nan` is False, so the timeout
+    # is silently off (and spec.json gets the non-standard token NaN).
+    code, _, err = tournament(
+        tmp_path / "x",
+        "--move-timeout",
+        "nan",
+        "--rules",
+        "classic",
+        "--games",
+        "2",
+        "-p",
+        "greedy",
+        "-p",
+        "random",
+        "--workers",
+        "1",
+    )
+    assert one_line_error(code, err), err
+    assert not (tmp_path / "x").exists()

@@ -198,6 +198,7 @@ VARIANTS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rules", VARIANTS, ids=lambda r: r.name)
 def test_every_decision_is_legal_and_beats_greedy(rules: Ruleset) -> None:
     # play_match raises PlayerFault on an illegal action; 300 games in both seats against greedy

@@ -7,6 +7,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -114,6 +115,7 @@ def test_random_legal_play_on_presets_keeps_the_invariants(rules: Ruleset, n_pla
     check_invariants(rules, n_players, seed)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rules=variant_mixes(), n_players=st.integers(1, 4), seed=st.integers(0, 2**63))
 def test_random_legal_play_on_variant_mixes_keeps_the_invariants(

@@ -19,7 +19,7 @@ from arena.analysis.gauntlet import GAUNTLET_COLUMNS
 from arena.analysis.ranking import gauntlet_text, ranking_text
 from arena.analysis.ratings import ELO_SCALE, Order, bradley_terry_elo, finishing_order, plackett_luce_elo
 from arena.analysis.reports import build_reports, write_reports
-from arena.analysis.stats import Z95, elo_from_score
+from arena.analysis.stats import Z95, elo_from_score, score_from_elo
 from arena.cli.main import cli
 
 
@@ -437,3 +437,33 @@ def test_gauntlet_text_shows_infinite_elo() -> None:
     text = gauntlet_text(table)
     assert "r: me against each opponent" in text and "+inf [+400, +inf]" in text
     assert "100.0 %" in text and text.splitlines()[2].rstrip().endswith("games")
+
+
+# --- Bradley-Terry against a direct likelihood maximum ------------------------------------------
+def test_bradley_terry_matches_a_direct_likelihood_maximum() -> None:
+    # Checked: the MM fit is the maximum of the Bradley-Terry likelihood (with the virtual draw),
+    # for unequal numbers of games and shared wins.
+    results = [
+        ("a", "b", 300, 200.5),
+        ("b", "a", 300, 99.5),
+        ("a", "c", 100, 80),
+        ("c", "a", 100, 20),
+        ("b", "c", 50, 29),
+        ("c", "b", 50, 21),
+    ]
+    fitted = bradley_terry_elo(results)
+
+    def log_likelihood(elo: dict[str, float]) -> float:
+        total = 0.0
+        for player, opponent, games, wins in results:
+            p = score_from_elo(elo[player] - elo[opponent])
+            total += (wins + 0.5) * math.log(p) + (games + 1 - wins - 0.5) * math.log(1 - p)
+        return total
+
+    best = {p: v[0] for p, v in fitted.items()}
+    assert sum(best.values()) == pytest.approx(0, abs=1e-6)
+    for player in best:
+        for step in (-0.5, 0.5):
+            moved = dict(best)
+            moved[player] += step
+            assert log_likelihood(moved) < log_likelihood(best)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.engine import CLASSIC, load_ruleset
+from arena.engine import CLASSIC, RulesetError, load_ruleset
 from arena.players import load_player_spec, play_match
 
 FILES = sorted((Path(__file__).resolve().parents[1] / "rulesets").glob("*.toml"))
@@ -38,3 +38,23 @@ def test_ruleset_file_loads_and_plays(path: Path) -> None:
     players = [load_player_spec("optimal").create(), load_player_spec("tactician").create()]
     for seed in range(3):
         assert play_match(rules, players, seed).reason == "target"
+
+
+# --- TOML: refused naming the key ----------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [
+        ('extends = "classic"\ntarget = 5000.0\n', "target"),
+        ('extends = "classic"\n[extra]\ndice = 6\n', "extra"),
+        ('extends = "classic"\ndice = [6]\n', "dice"),
+        ("extends = 1\n", "extends"),
+        ('extends = "classic"\nfinal_round = "Everyone_else"\n', "final_round"),
+        ('extends = "classic"\nname = 5\n', "name"),
+    ],
+)
+def test_toml_refusals_name_the_key(tmp_path: Path, text: str, key: str) -> None:
+    path = tmp_path / "house.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(RulesetError) as info:
+        load_ruleset(str(path))
+    assert info.value.key == key and str(info.value).startswith(f"{key}: ")

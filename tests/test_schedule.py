@@ -272,6 +272,7 @@ def check_partial(out: Path, stdout: str) -> int:
     return played
 
 
+@pytest.mark.slow
 def test_ctrl_c_marks_the_ranking_partial_and_resume_equals_a_whole_run(tmp_path: Path) -> None:
     whole = tmp_path / "whole"
     result = CliRunner().invoke(cli, ["tournament", "--out", str(whole), *paced_args(tmp_path)])
@@ -295,6 +296,7 @@ def test_ctrl_c_marks_the_ranking_partial_and_resume_equals_a_whole_run(tmp_path
     assert json.loads((stopped / "run.json").read_text())["stopped_by"] is None
 
 
+@pytest.mark.slow
 def test_sigterm_stops_like_ctrl_c_and_marks_the_ranking_partial(tmp_path: Path) -> None:
     out = tmp_path / "terminated"
     code, stdout, stderr = stop_midway(tmp_path, out, signal.SIGTERM)

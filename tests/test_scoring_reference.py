@@ -314,6 +314,7 @@ def ruleset_and_selections(draw: st.DrawFn) -> tuple[Ruleset, list[list[int]]]:
     return rules, draw(st.lists(selection, min_size=1, max_size=8))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
 @given(ruleset_and_selections())
 def test_score_matches_reference_on_random_variants(case: tuple[Ruleset, list[list[int]]]) -> None:

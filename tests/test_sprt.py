@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import collections
 import math
+import random
 
 import numpy as np
 import pytest
@@ -25,6 +26,9 @@ from arena.analysis.sprt import (
     sprt_bounds,
 )
 from arena.analysis.stats import score_from_elo
+from arena.engine import STANDARD
+from arena.players import load_player_spec
+from arena.tournament.duel import run_duel
 
 # --- the GLR against fishtest --------------------------------------------------------------------
 # fishtest's stat_util runs these pentanomials as its self-test; the values are what fishtest's
@@ -279,3 +283,68 @@ def test_sprt_settings_parse() -> None:
     ):
         with pytest.raises(SprtError, match=message):
             Sprt.parse(text)
+
+
+# --- the SPRT ---------------------------------------------------------------------------------
+def sequential_test(rng: random.Random, probabilities: list[float], sprt: Sprt, max_pairs: int = 1000):
+    """What run_duel does after every pair, on pair scores drawn from a pentanomial."""
+    tally = PairTally()
+    for _ in range(max_pairs):
+        tally.add(rng.choices(OUTCOMES, probabilities)[0])
+        _, verdict = tally.decision(sprt)
+        if verdict is not None:
+            return verdict
+    return None
+
+
+def test_one_game_pair_cannot_decide_the_sprt() -> None:
+    # A wins one game of the pair and ties the other.  For H1 (+20 Elo) against H0 (0 Elo) no
+    # single pair carries anywhere near ln(19) = 2.94 of evidence: the likelihood ratio of any one
+    # outcome is close to 1.  The normal approximation with a variance estimated from one pair
+    # (plus a 1e-3 prior) gives an LLR of about 7.3, so `arena duel --sprt` accepts H1 after two
+    # games whenever the first pair scores 3/4 or 1 (about 10% of duels between equals).
+    tally = PairTally()
+    tally.add(0.75)
+    assert tally.decision(Sprt(0, 20))[1] is None
+
+
+def test_sprt_false_positive_rate_between_equals_is_at_most_alpha() -> None:
+    # Pair outcomes of two differently seeded copies of one randomised bot, as measured with
+    # run_duel over 2,000 pairs (0.0215, 0.083, 0.794, 0.080, 0.0215): mean 0.5, Elo 0.
+    rng = random.Random(5)
+    # alpha = beta = 0.05; elo1=40 rather than 20 keeps the duels short (the exact GLR needs
+    # about 100 pairs at elo1=20 where the approximation stopped after one).
+    sprt = Sprt(0, 40)
+    verdicts = collections.Counter(
+        sequential_test(rng, [0.02, 0.08, 0.80, 0.08, 0.02], sprt) for _ in range(1000)
+    )
+    # Measured with the drift approximation: H1 in about 11% of duels at elo1=20, nearly all after
+    # one pair.  With the exact GLR: 5.3% of 2,000 duels at elo1=20, 2.5-2.8% at elo1=40.
+    assert verdicts["H1"] / 1000 <= 0.065, verdicts
+
+
+@pytest.mark.slow
+def test_sprt_accepts_h1_for_a_strategy_37_elo_stronger() -> None:
+    # threshold:bank_at=350 beats threshold:bank_at=200 by +36.7 Elo [32.6, 40.9] (6,000 games
+    # on standard).  With elo0=0, elo1=20, beta=0.05 the test should wrongly accept H0 in at most
+    # about 5% of duels; it does in 43% (130 of 300 seeds), after one pair scoring 0 or after
+    # three split pairs, whose near-zero sample variance makes the LLR plunge.  With the exact
+    # GLR: H1 in all of 40 seeds (about 72 pairs each); 20 seeds keep the test fast.
+    a, b = load_player_spec("threshold:bank_at=350"), load_player_spec("threshold:bank_at=200")
+    verdicts = collections.Counter(
+        run_duel(STANDARD, a, b, games=2000, seed=seed, sprt=Sprt(0, 20), workers=1, progress=False).verdict
+        for seed in range(20)
+    )
+    assert verdicts["H0"] <= 2, verdicts
+
+
+def test_pair_interval_with_every_game_won_is_not_absurdly_narrow() -> None:
+    # Ten pairs, every game won by A.  If A's true score were 0.95 (independent games), twenty
+    # straight wins would happen 36% of the time, so a 95% interval must include 0.95; Wilson on
+    # the 20 games gives [0.839, 1].  The pair interval says [0.9915, 1] (Elo +827 to +inf), from a
+    # variance that is only the 1e-3 prior: `arena duel optimal random --games 20` prints it.
+    tally = PairTally()
+    for _ in range(10):
+        tally.add(1.0)
+    low, _ = tally.interval()
+    assert low < 0.95, tally.interval()

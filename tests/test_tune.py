@@ -196,6 +196,7 @@ def test_tune_finds_the_best_setting_known_by_construction(synth: str, tmp_path:
     assert {"candidate", "deals", "games", "score", "low", "high", "elo", "eliminated"} <= set(frame)
 
 
+@pytest.mark.slow
 def test_same_seed_same_bytes_with_one_or_two_workers(tmp_path: Path) -> None:
     args = ["threshold", "--param", "bank_at=300..600/100", "--param", "min_dice=2,3", "--against", "greedy"]
     args += ["--rules", "classic", "--rules", "standard", "--budget", "6000", "--seed", "5"]
@@ -226,6 +227,7 @@ def test_every_candidate_plays_the_same_deals(tmp_path: Path) -> None:
     assert set(games.loc[games["side"] == "candidate", "player"]) == set(seeds.index)
 
 
+@pytest.mark.slow
 def test_resume_after_an_interruption_gives_the_same_bytes(tmp_path: Path) -> None:
     settings = TuneSettings(
         spec="threshold",

@@ -5,7 +5,6 @@ from __future__ import annotations
 import contextlib
 import secrets
 import traceback
-from collections.abc import Callable
 from typing import TextIO
 
 import click
@@ -15,7 +14,7 @@ from arena.cli.output import fail, stdout_for_json
 from arena.cli.render import GameNarrator
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
 from arena.cli.seat_options import Seating, seat_options
-from arena.engine import Ruleset, TurnView
+from arena.engine import Ruleset
 from arena.players import (
     Player,
     PlayerFault,
@@ -23,7 +22,8 @@ from arena.players import (
     StrategyError,
     play_match,
 )
-from arena.players.human import HumanPlayer
+from arena.players.advice import ADVISERS, HEADERS
+from arena.players.human import HumanPlayer, LeftGame
 from arena.players.loading import described, why_not_seated
 from arena.players.match import ReportedFailure
 from arena.sandbox import SeatPlace, SeatPool
@@ -40,7 +40,27 @@ PLAYER_HELP = (
 @click.option("--rules", "rules_name", default="standard", show_default=True, help=RULES_HELP)
 @click.option("-p", "--player", "players", multiple=True, metavar="SPEC", help=PLAYER_HELP)
 @click.option("--seed", type=int, default=None, help="Seed of the dice (default: a random one, printed).")
-@click.option("--human", is_flag=True, help="Take the first seat yourself, at the terminal.")
+@click.option(
+    "--human",
+    is_flag=True,
+    help="Play yourself, at the terminal: Enter takes the default shown, ? shows help, q leaves.",
+)
+@click.option(
+    "--seat",
+    "human_seat",
+    type=int,
+    default=None,
+    metavar="N",
+    help="With --human: your seat, from 0 (seat 0 plays first).  [default: 0]",
+)
+@click.option(
+    "--advice",
+    type=click.Choice(["optimal", "perfect", "none"]),
+    default=None,
+    help="With --human: beside each keep, optimal's expected points of the turn or perfect's chance "
+    "of winning (two seats), if you bank and if you roll on.  [default: perfect against perfect, "
+    "else none]",
+)
 @click.option(
     "--fail-fast", is_flag=True, help="On a strategy's fault, show the full traceback (arena's frames too)."
 )
@@ -57,6 +77,8 @@ def play_command(
     players: tuple[str, ...],
     seed: int | None,
     human: bool,
+    human_seat: int | None,
+    advice: str | None,
     fail_fast: bool,
     seating: Seating,
     as_json: bool,
@@ -67,6 +89,11 @@ def play_command(
         fail("--json is for programs and --human for a person: choose one")
     if not players and not human:
         fail("name at least one player with -p SPEC (or play yourself with --human)")
+    for name, given in (("--seat", human_seat), ("--advice", advice)):
+        if given is not None and not human:
+            fail(f"{name} goes with --human")
+    if human_seat is not None and not 0 <= human_seat <= len(players):
+        fail(f"--seat {human_seat}: with {len(players) + 1} seats, choose 0 to {len(players)}")
     try:
         specs = [seating.load(text, DEFAULT_MOVE_TIMEOUT) for text in players]
     except StrategyError as exc:
@@ -75,60 +102,65 @@ def play_command(
         why = why_not_seated(spec, rules, len(specs) + human)
         if why:
             fail(why)
+    adviser = _adviser(advice, rules, specs) if human else None
     pool = None
     if any(s.isolated for s in specs):
         pool = SeatPool(specs, seating.limits, DEFAULT_MOVE_TIMEOUT, place=SeatPlace(to_stderr=True))
     try:
         with stdout_for_json() if as_json else contextlib.nullcontext() as json_out:
-            _play_one(rules, specs, seed, human, fail_fast, pool, json_out)
+            human_at = (human_seat or 0) if human else None
+            _play_one(rules, specs, seed, human_at, adviser, fail_fast, pool, json_out)
     finally:
         if pool is not None:
             pool.close()
 
 
-def _perfect_advice(rules: Ruleset, specs: list[PlayerSpec]) -> Callable[[TurnView], list[str]] | None:
-    """Against ``perfect`` in a two-player game, the chance of winning of each of your choices."""
-    from arena.players.builtin.perfect import PerfectPlayer
+def _adviser(choice: str | None, rules: Ruleset, specs: list[PlayerSpec]) -> str | None:
+    """The adviser the person gets: ``choice``, or by default ``perfect`` against ``perfect`` in a
+    two-player game and none otherwise.  ``perfect`` outside its games is a one-line error."""
+    if choice is None:
+        from arena.players.builtin.perfect import PerfectPlayer
 
-    against_perfect = any(isinstance(s.cls, type) and issubclass(s.cls, PerfectPlayer) for s in specs)
-    if len(specs) != 1 or not against_perfect:
-        return None
-    from arena.perfect import advice
+        against = any(isinstance(s.cls, type) and issubclass(s.cls, PerfectPlayer) for s in specs)
+        choice = "perfect" if against and len(specs) == 1 else "none"
+    if choice == "perfect":
+        from arena.perfect import why_not_perfect
 
-    click.echo("perfect's advice: your chance of winning after each keep, if you bank and if you roll on")
-    return advice
+        why = why_not_perfect(rules, len(specs) + 1)
+        if why:
+            fail(f"--advice perfect: {why}")
+    return None if choice == "none" else choice
 
 
 def _play_one(
     rules: Ruleset,
     specs: list[PlayerSpec],
     seed: int | None,
-    human: bool,
+    human_seat: int | None,
+    adviser: str | None,
     fail_fast: bool,
     pool: SeatPool | None,
     json_out: TextIO | None = None,
 ) -> None:
-    seated: list[Player] = (
-        [
-            HumanPlayer(
-                ask=lambda prompt: click.prompt(prompt, prompt_suffix="", default="", show_default=False),
-                advise=_perfect_advice(rules, specs),
-            )
-        ]
-        if human
-        else []
-    )
-    names = unique_names((["you"] if human else []) + [spec.label for spec in specs])
+    """Play and narrate one game; ``human_seat`` is the person's seat, if one plays."""
+    seat_of = [i + (human_seat is not None and i >= human_seat) for i in range(len(specs))]
+    names = unique_names([spec.label for spec in specs])
+    if human_seat is not None:
+        names = unique_names(["you", *names])
+        names.insert(human_seat, names.pop(0))
+    seated: list[Player] = []
     for index, spec in enumerate(specs):
         try:
             seated.append(pool.seat(index) if pool is not None and spec.isolated else spec.create())
         except KeyboardInterrupt:
             raise
         except ReportedFailure as failure:  # its seat process could not start
-            fail(f"{names[len(seated)]} (seat {len(seated)}) could not be created: {failure.reason}", 1)
+            fail(f"{names[seat_of[index]]} (seat {seat_of[index]}) could not be created: {failure.reason}", 1)
         except BaseException as exc:  # it built when loaded; a constructor may still fail now
             _show_traceback(exc, fail_fast)
-            fail(f"{names[len(seated)]} (seat {len(seated)}) could not be created: {described(exc)}", 1)
+            fail(f"{names[seat_of[index]]} (seat {seat_of[index]}) could not be created: {described(exc)}", 1)
+    if human_seat is not None:
+        seated.insert(human_seat, _human(rules, adviser, names))
     if seed is None:  # an isolated bot must not be able to guess it (see Seating.seed_for)
         seed = secrets.randbits(64) if pool is not None else secrets.randbelow(1_000_000)
     lines = EventLines(rules, names, lambda line: print(line, file=json_out)) if json_out else None
@@ -145,11 +177,33 @@ def _play_one(
     except PlayerFault as fault:
         if lines is not None:
             lines.fault(fault.seat, fault.status, fault.reason)
+        if isinstance(fault.__cause__, LeftGame):
+            left = fault.__cause__.scores
+            scores = ", ".join(f"{name} {score:,}" for name, score in zip(names, left, strict=True))
+            click.echo(f"You left the game; scores then: {scores}.")
+            return
         if isinstance(fault.__cause__, (click.Abort, EOFError)):
             fail("game abandoned at the prompt", 1)
         if fault.__cause__ is not None:
             _show_traceback(fault.__cause__, fail_fast)
         fail(f"{names[fault.seat]} (seat {fault.seat}) lost the game: {fault.status}: {fault.reason}", 1)
+
+
+def _human(rules: Ruleset, adviser: str | None, names: list[str]) -> HumanPlayer:
+    """The person's seat, asking at the terminal, with the advice chosen (its header shown now)."""
+    if adviser is not None:
+        if adviser == "perfect":
+            from arena.perfect import win_table
+
+            win_table(rules)  # solved (or loaded) now, not in the middle of the first turn
+        click.echo(HEADERS[adviser])
+    click.echo("At each prompt, Enter takes the default shown, ? shows help and the scores, q leaves.")
+    return HumanPlayer(
+        ask=lambda prompt: click.prompt(prompt, prompt_suffix="", default="", show_default=False),
+        tell=click.echo,
+        advise=ADVISERS[adviser] if adviser is not None else None,
+        names=names,
+    )
 
 
 def _show_traceback(exc: BaseException, full: bool) -> None:
