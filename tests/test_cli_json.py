@@ -145,3 +145,54 @@ def test_play_json_keeps_stdout_for_json(noisy: Path) -> None:
     assert "thinking out loud" in done.stderr
     code, _, err = run("play", "--human", "-p", "greedy", "--json")
     assert code == 2 and err == "arena: error: --json is for programs and --human for a person: choose one\n"
+
+
+NOISY_INIT = '''
+from arena.players import Action
+
+
+class NoisyInit:
+    """Greedy up to bank_at, and prints when built and on every decision."""
+
+    name = "noisy-init"
+
+    def __init__(self, bank_at: int = 300):
+        print("built with", bank_at)
+        self.bank_at = bank_at
+
+    def decide(self, view):
+        print("thinking out loud")
+        keep = view.legal_keeps[0]
+        return Action(keep.dice, view.may_bank(keep) and view.turn_points + keep.points >= self.bank_at)
+'''
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["tune", "{bot}", "--param", "bank_at=300,500", "--against", "greedy", "--budget", "200"],
+        ["duel", "{bot}", "greedy", "--games", "4"],
+        ["play", "-p", "{bot}", "-p", "greedy", "--seed", "3"],
+    ],
+    ids=["tune", "duel", "play"],
+)
+def test_a_strategys_prints_go_to_stderr_under_json_from_its_constructor_too(
+    tmp_path: Path, command: list[str]
+) -> None:
+    # What a strategy prints when it is built (loading a spec builds it once) or while it plays
+    # must not reach stdout: `arena tune --json | jq` and `arena duel --json | jq` read JSON.
+    bot = tmp_path / "noisy_init.py"
+    bot.write_text(NOISY_INIT, encoding="utf-8")
+    args = [a.replace("{bot}", str(bot)) for a in command]
+    if args[0] != "play":
+        args += ["--out", str(tmp_path / "run"), "--workers", "2"]
+    done = subprocess.run(
+        [*ARENA, *args, "--rules", "classic", "--json"], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    if args[0] == "play":
+        assert [json.loads(line)["type"] for line in done.stdout.splitlines()][-1] == "game_over"
+    else:
+        assert isinstance(json.loads(done.stdout), dict)
+    assert "built with" in done.stderr and "built with" not in done.stdout
+    assert "thinking out loud" in done.stderr and "thinking out loud" not in done.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import sys
@@ -15,7 +16,7 @@ from arena.analysis.duel_report import duel_text
 from arena.api.duels import write_duel_files
 from arena.api.runs import default_folder
 from arena.cli.compiled_option import compiled_option, wants_compiled
-from arena.cli.output import echo_json, fail
+from arena.cli.output import fail, json_text, stdout_for_json
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
 from arena.cli.seat_options import Seating, seat_options
 from arena.players import StrategyError
@@ -144,123 +145,130 @@ def duel_command(
         for name in ("player_a", "player_b", "rules_name", "seed", "games", "max_games", "move_timeout")
         if ctx.get_parameter_source(name) != ParameterSource.DEFAULT
     }
-    try:
-        sprt = Sprt.parse(sprt_text) if sprt_text is not None else None
-        if resume is not None:
-            if out is not None:
-                fail("--resume continues a duel in its own folder; leave out --out")
-            spec, sprt = resumed_settings(resume, command, given, sprt, player_a, player_b, rules_name)
-            if "seed" in given or "move_timeout" in given or {"games", "max_games"} & given:
-                limit = (
-                    duel_limit(max_games if sprt else games, sprt) if {"games", "max_games"} & given else 0
+    # --json: stdout is kept for duel.json; what a strategy prints (when loaded or playing, here
+    # or in the worker processes) goes to stderr.
+    with stdout_for_json() if as_json else contextlib.nullcontext() as json_out:
+        try:
+            sprt = Sprt.parse(sprt_text) if sprt_text is not None else None
+            if resume is not None:
+                if out is not None:
+                    fail("--resume continues a duel in its own folder; leave out --out")
+                spec, sprt = resumed_settings(resume, command, given, sprt, player_a, player_b, rules_name)
+                if "seed" in given or "move_timeout" in given or {"games", "max_games"} & given:
+                    limit = (
+                        duel_limit(max_games if sprt else games, sprt)
+                        if {"games", "max_games"} & given
+                        else 0
+                    )
+                    spec = duel_spec(
+                        spec.rulesets[0],
+                        spec.players[0],
+                        spec.players[1],
+                        games=limit or spec.games,
+                        seed=seed if "seed" in given else spec.seed,
+                        move_timeout=move_timeout if "move_timeout" in given else spec.move_timeout,
+                        command=command,
+                        seat_limits=spec.seat_limits,
+                    )
+                use_compiled = wants_compiled(compiled, spec)
+                folder = RunFolder.resume(resume, spec, 2, kind="duel")
+                if folder.completed_games % 2:  # only without its journal (games.idx) can this happen
+                    raise RunFolderError(
+                        f"{resume / 'games.csv'} ends in half a game pair; the duel can't be resumed from it"
+                    )
+                # Read the saved games once now, so a damaged file is one line before anything runs.
+                replay_games(
+                    folder.path / "games.csv", spec.labels, DuelTally(sprt), folder.completed_games // 2
                 )
+            else:
+                if player_a is None or player_b is None:
+                    fail("give two players, A and B (or --resume DIR to continue a duel)")
+                rules = resolve_rules(rules_name)
+                a = seating.load(player_a, move_timeout)
+                b = seating.load(player_b, move_timeout)
+                limit = duel_limit(max_games if sprt else games, sprt)
+                if limit < 2:
+                    fail(
+                        f"{'--max-games' if sprt else '--games'} must be at least 2 (one pair), "
+                        f"got {max_games if sprt else games}"
+                    )
                 spec = duel_spec(
-                    spec.rulesets[0],
-                    spec.players[0],
-                    spec.players[1],
-                    games=limit or spec.games,
-                    seed=seed if "seed" in given else spec.seed,
-                    move_timeout=move_timeout if "move_timeout" in given else spec.move_timeout,
+                    rules,
+                    a,
+                    b,
+                    games=limit,
+                    seed=Seating.seed_for(seed, "seed" in given, (a, b)),
+                    move_timeout=move_timeout,
                     command=command,
-                    seat_limits=spec.seat_limits,
+                    seat_limits=seating.limits_for((a, b)),
                 )
-            use_compiled = wants_compiled(compiled, spec)
-            folder = RunFolder.resume(resume, spec, 2, kind="duel")
-            if folder.completed_games % 2:  # only without its journal (games.idx) can this happen
-                raise RunFolderError(
-                    f"{resume / 'games.csv'} ends in half a game pair; the duel can't be resumed from it"
+                use_compiled = wants_compiled(compiled, spec)
+                folder = RunFolder.create(
+                    out or default_duel_out(),
+                    spec,
+                    {"kind": "duel", "sprt": sprt.as_dict() if sprt else None},
                 )
-            # Read the saved games once now, so a damaged file is one line before anything runs.
-            replay_games(folder.path / "games.csv", spec.labels, DuelTally(sprt), folder.completed_games // 2)
-        else:
-            if player_a is None or player_b is None:
-                fail("give two players, A and B (or --resume DIR to continue a duel)")
-            rules = resolve_rules(rules_name)
-            a = seating.load(player_a, move_timeout)
-            b = seating.load(player_b, move_timeout)
-            limit = duel_limit(max_games if sprt else games, sprt)
-            if limit < 2:
-                fail(
-                    f"{'--max-games' if sprt else '--games'} must be at least 2 (one pair), "
-                    f"got {max_games if sprt else games}"
-                )
-            spec = duel_spec(
-                rules,
-                a,
-                b,
-                games=limit,
-                seed=Seating.seed_for(seed, "seed" in given, (a, b)),
-                move_timeout=move_timeout,
-                command=command,
-                seat_limits=seating.limits_for((a, b)),
-            )
-            use_compiled = wants_compiled(compiled, spec)
-            folder = RunFolder.create(
-                out or default_duel_out(),
-                spec,
-                {"kind": "duel", "sprt": sprt.as_dict() if sprt else None},
-            )
-    except (StrategyError, SprtError, RunFolderError) as exc:
-        fail(str(exc))
-    except ValueError as exc:
-        fail(str(exc))
-    workers = workers or os.cpu_count() or 1
-    a_label, b_label = spec.labels
-    rules = spec.rulesets[0]
-    click.echo(
-        f"duel: {a_label} vs {b_label} on {rules.name}, "
-        + (f"SPRT {sprt}, at most {spec.games:,} games" if sprt else f"{spec.games:,} games")
-        + f" on {workers} worker{'s' if workers != 1 else ''} -> {folder.path}",
-        err=True,
-    )
-    resumed_from = folder.completed_games
-    if resumed_from:
-        click.echo(f"resuming after game {resumed_from:,}", err=True)
-    started = now_text()
-    collector = FaultCollector()
-    stop = StopState()
-    try:
-        with stop_signals() as stop:  # SIGTERM stops the duel as Ctrl-C does
-            outcome = run_duel(
-                rules,
-                spec.players[0],
-                spec.players[1],
-                games=spec.games,
-                seed=spec.seed,
-                sprt=sprt,
-                workers=workers,
-                move_timeout=spec.move_timeout,
-                progress=progress,
-                folder=folder,
-                batch_size=batch_size,
-                on_batch=FaultWatch(fail_fast, collector),
-                compiled=use_compiled,
-                seat_limits=spec.seat_limits,
-            )
-    except FaultStop as fault:
-        fail_at_fault(fault.detail, folder.path)
-    except RunFolderError as exc:
-        fail(str(exc))
-    data = write_duel_files(
-        folder, spec, outcome, workers=workers, started=started, resumed_from=resumed_from
-    )
-    if as_json:
-        echo_json(data)
-    else:
-        click.echo(duel_text(outcome, rules.name, folder.path))
-    for block in duel_warnings(collector, outcome.games_played):
-        click.echo(block, err=True)
-    again = f"arena duel --resume {shlex.quote(str(folder.path))}"
-    if outcome.error is not None:
+        except (StrategyError, SprtError, RunFolderError) as exc:
+            fail(str(exc))
+        except ValueError as exc:
+            fail(str(exc))
+        workers = workers or os.cpu_count() or 1
+        a_label, b_label = spec.labels
+        rules = spec.rulesets[0]
         click.echo(
-            f"arena: error: {outcome.error}; {outcome.tally.games:,} games kept; continue with `{again}`",
+            f"duel: {a_label} vs {b_label} on {rules.name}, "
+            + (f"SPRT {sprt}, at most {spec.games:,} games" if sprt else f"{spec.games:,} games")
+            + f" on {workers} worker{'s' if workers != 1 else ''} -> {folder.path}",
             err=True,
         )
-        raise SystemExit(1)
-    if outcome.interrupted:
-        word = "terminated" if stop.terminated else "interrupted"
-        click.echo(f"{word}: {outcome.tally.games:,} games kept; continue with `{again}`", err=True)
-        raise SystemExit(stop.exit_status)
+        resumed_from = folder.completed_games
+        if resumed_from:
+            click.echo(f"resuming after game {resumed_from:,}", err=True)
+        started = now_text()
+        collector = FaultCollector()
+        stop = StopState()
+        try:
+            with stop_signals() as stop:  # SIGTERM stops the duel as Ctrl-C does
+                outcome = run_duel(
+                    rules,
+                    spec.players[0],
+                    spec.players[1],
+                    games=spec.games,
+                    seed=spec.seed,
+                    sprt=sprt,
+                    workers=workers,
+                    move_timeout=spec.move_timeout,
+                    progress=progress,
+                    folder=folder,
+                    batch_size=batch_size,
+                    on_batch=FaultWatch(fail_fast, collector),
+                    compiled=use_compiled,
+                    seat_limits=spec.seat_limits,
+                )
+        except FaultStop as fault:
+            fail_at_fault(fault.detail, folder.path)
+        except RunFolderError as exc:
+            fail(str(exc))
+        data = write_duel_files(
+            folder, spec, outcome, workers=workers, started=started, resumed_from=resumed_from
+        )
+        if as_json:
+            print(json_text(data), file=json_out)
+        else:
+            click.echo(duel_text(outcome, rules.name, folder.path))
+        for block in duel_warnings(collector, outcome.games_played):
+            click.echo(block, err=True)
+        again = f"arena duel --resume {shlex.quote(str(folder.path))}"
+        if outcome.error is not None:
+            click.echo(
+                f"arena: error: {outcome.error}; {outcome.tally.games:,} games kept; continue with `{again}`",
+                err=True,
+            )
+            raise SystemExit(1)
+        if outcome.interrupted:
+            word = "terminated" if stop.terminated else "interrupted"
+            click.echo(f"{word}: {outcome.tally.games:,} games kept; continue with `{again}`", err=True)
+            raise SystemExit(stop.exit_status)
 
 
 def fail_at_fault(detail: FaultDetail, folder: Path) -> NoReturn:

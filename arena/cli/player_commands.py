@@ -94,25 +94,27 @@ def play_command(
             fail(f"{name} goes with --human")
     if human_seat is not None and not 0 <= human_seat <= len(players):
         fail(f"--seat {human_seat}: with {len(players) + 1} seats, choose 0 to {len(players)}")
-    try:
-        specs = [seating.load(text, DEFAULT_MOVE_TIMEOUT) for text in players]
-    except StrategyError as exc:
-        fail(str(exc))
-    for spec in specs:
-        why = why_not_seated(spec, rules, len(specs) + human)
-        if why:
-            fail(why)
-    adviser = _adviser(advice, rules, specs) if human else None
-    pool = None
-    if any(s.isolated for s in specs):
-        pool = SeatPool(specs, seating.limits, DEFAULT_MOVE_TIMEOUT, place=SeatPlace(to_stderr=True))
-    try:
-        with stdout_for_json() if as_json else contextlib.nullcontext() as json_out:
+    # --json: stdout is kept for the JSON lines from here on; what a strategy prints, when it is
+    # loaded (its constructor runs then) or while it plays, goes to stderr.
+    with stdout_for_json() if as_json else contextlib.nullcontext() as json_out:
+        try:
+            specs = [seating.load(text, DEFAULT_MOVE_TIMEOUT) for text in players]
+        except StrategyError as exc:
+            fail(str(exc))
+        for spec in specs:
+            why = why_not_seated(spec, rules, len(specs) + human)
+            if why:
+                fail(why)
+        adviser = _adviser(advice, rules, specs) if human else None
+        pool = None
+        if any(s.isolated for s in specs):
+            pool = SeatPool(specs, seating.limits, DEFAULT_MOVE_TIMEOUT, place=SeatPlace(to_stderr=True))
+        try:
             human_at = (human_seat or 0) if human else None
             _play_one(rules, specs, seed, human_at, adviser, fail_fast, pool, json_out)
-    finally:
-        if pool is not None:
-            pool.close()
+        finally:
+            if pool is not None:
+                pool.close()
 
 
 def _adviser(choice: str | None, rules: Ruleset, specs: list[PlayerSpec]) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import sys
@@ -11,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from arena.cli.compiled_option import compiled_option
-from arena.cli.output import echo_json, fail
+from arena.cli.output import fail, json_text, stdout_for_json
 from arena.cli.rules_commands import resolve_rules
 from arena.distribution import install_hint
 
@@ -146,62 +147,65 @@ def tune_command(
         "--seed": seed,
         "--out": out,
     }
-    try:
-        if resume is not None:
-            extra = [name for name, value in given.items() if value not in (None, ())]
-            if extra:
-                fail(f"--resume continues with the saved settings: leave out {', '.join(extra)}")
-            folder = resume
-            settings = read_settings(folder)
-        else:
-            if spec is None:
-                fail("give the strategy to tune (SPEC), or --resume a run folder")
-            ranges = tuple(parse_param(p) for p in params)
-            settings = TuneSettings(
-                spec=spec,
-                params=ranges,
-                against=against or DEFAULT_OPPONENTS,
-                rules=tuple(resolve_rules(r) for r in rules or DEFAULT_RULES),
-                seed=0 if seed is None else seed,
-                **{
-                    key: value
-                    for key, value in (
-                        ("budget", budget),
-                        ("tolerance", tolerance),
-                        ("alpha", alpha),
-                        ("first_deals", first_deals),
-                    )
-                    if value is not None
-                },
+    # --json: stdout is kept for tune.json; what a strategy prints (when loaded or playing, here
+    # or in the worker processes) goes to stderr.
+    with stdout_for_json() if as_json else contextlib.nullcontext() as json_out:
+        try:
+            if resume is not None:
+                extra = [name for name, value in given.items() if value not in (None, ())]
+                if extra:
+                    fail(f"--resume continues with the saved settings: leave out {', '.join(extra)}")
+                folder = resume
+                settings = read_settings(folder)
+            else:
+                if spec is None:
+                    fail("give the strategy to tune (SPEC), or --resume a run folder")
+                ranges = tuple(parse_param(p) for p in params)
+                settings = TuneSettings(
+                    spec=spec,
+                    params=ranges,
+                    against=against or DEFAULT_OPPONENTS,
+                    rules=tuple(resolve_rules(r) for r in rules or DEFAULT_RULES),
+                    seed=0 if seed is None else seed,
+                    **{
+                        key: value
+                        for key, value in (
+                            ("budget", budget),
+                            ("tolerance", tolerance),
+                            ("alpha", alpha),
+                            ("first_deals", first_deals),
+                        )
+                        if value is not None
+                    },
+                )
+                folder = out or default_folder()
+            result = run_tune(
+                settings,
+                folder,
+                load=_load,
+                resume=resume is not None,
+                workers=workers or os.cpu_count() or 1,
+                compiled=compiled,
+                progress=progress,
             )
-            folder = out or default_folder()
-        result = run_tune(
-            settings,
-            folder,
-            load=_load,
-            resume=resume is not None,
-            workers=workers or os.cpu_count() or 1,
-            compiled=compiled,
-            progress=progress,
-        )
-    except (TuneError, SpaceError) as exc:
-        fail(" ".join(str(exc).split()))
-    if result.interrupted:
-        why = result.error or "interrupted"
-        click.echo(
-            f"arena: {why}; {result.games_played:,} games played and kept in {folder}. "
-            f"Continue with: arena tune --resume {shlex.quote(str(folder))}",
-            err=True,
-        )
-        sys.exit(130 if result.error is None else 1)
-    if plot:
-        from arena.tuning.plot import plot_candidates
+        except (TuneError, SpaceError) as exc:
+            fail(" ".join(str(exc).split()))
+        if result.interrupted:
+            why = result.error or "interrupted"
+            click.echo(
+                f"arena: {why}; {result.games_played:,} games played and kept in {folder}. "
+                f"Continue with: arena tune --resume {shlex.quote(str(folder))}",
+                err=True,
+            )
+            sys.exit(130 if result.error is None else 1)
+        if plot:
+            from arena.tuning.plot import plot_candidates
 
-        plot_candidates(result.rows, [p.name for p in settings.params], folder / "plot.png")
-    if as_json:
-        echo_json(result.summary)
-        return
-    click.echo(summary_text(result, settings.params))
+            plot_candidates(result.rows, [p.name for p in settings.params], folder / "plot.png")
+        if as_json:
+            print(json_text(result.summary), file=json_out)
+            return
+        click.echo(summary_text(result, settings.params))
 
 
 def _load(text: str) -> Any:
