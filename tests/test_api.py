@@ -295,3 +295,24 @@ def test_import_arena_is_light_and_arena_tournament_stays_callable() -> None:
     assert done.stdout.split("\n")[0] == "[] True TournamentSpec []"
     for name in arena.__all__:
         assert getattr(arena, name) is not None
+
+
+def test_class_parameters_are_typed_as_on_the_command_line(tmp_path: Path) -> None:
+    # A string is converted as the CLI converts its text, so the games are the CLI's; a value of
+    # the wrong type is one line, not a strategy that loses every game to a TypeError.
+    from arena.players.builtin.threshold import ThresholdPlayer
+
+    with pytest.raises(arena.ArenaError, match="bank_at must be int, got 'lots'"):
+        arena.tournament(rules=["classic"], players=[(ThresholdPlayer, {"bank_at": "lots"}), "random"],
+                         games=10, out=tmp_path / "bad")  # fmt: skip
+    with pytest.raises(arena.ArenaError, match=r"bank_at must be int, got 2\.5"):
+        arena.tournament(rules=["classic"], players=[(ThresholdPlayer, {"bank_at": 2.5}), "random"],
+                         games=10, out=tmp_path / "bad2")  # fmt: skip
+    assert not (tmp_path / "bad").exists() and not (tmp_path / "bad2").exists()
+    texts = []
+    for value in ("500", 500):
+        out = tmp_path / f"run-{type(value).__name__}"
+        arena.tournament(rules=["classic"], players=[(ThresholdPlayer, {"bank_at": value}), "random"],
+                         games=20, seed=3, out=out)  # fmt: skip
+        texts.append((out / "games.csv").read_text())
+    assert texts[0] == texts[1]

@@ -80,11 +80,39 @@ def _from_class(cls: type, params: dict[str, Any], timeout: float) -> PlayerSpec
     if not is_player_class(cls):
         raise ArenaError(f"{ref}: {cls.__name__} is not a Player class (it needs a decide method)")
     _check_names(cls, params, ref)
+    params = _typed(cls, params, ref)
     name = check_player(cls, params, ref, timeout=timeout)
     text = params_text(params)
     # As load_player_spec labels a spec with parameters (unless the name already shows them).
     label = name if not params or "=" in name else f"{name}:{text}"
     return PlayerSpec(f"{ref}:{text}" if params else ref, label, cls, params, "class")
+
+
+def _typed(cls: type, params: dict[str, Any], ref: str) -> dict[str, Any]:
+    """The values as the command line would make them from ``name=value`` text: a string is
+    converted to the parameter's type (``"500"`` -> 500, so the games are the CLI's), and a value
+    of the wrong type is one line (``bank_at must be int, got 'lots'``)."""
+    from arena.players.loading import convert_param
+    from arena.players.parameters import strategy_parameters
+
+    kinds = {p.name: p.kind for p in strategy_parameters(cls)}
+    typed = dict(params)
+    for key, value in params.items():
+        kind = kinds.get(key)
+        where = f"{ref}: {key}"
+        if isinstance(value, str):
+            if kind in (int, float, bool):
+                try:
+                    typed[key] = convert_param(value, kind, where)
+                except StrategyError as exc:
+                    raise ArenaError(str(exc)) from None
+        elif kind is bool and type(value) is not bool:
+            raise ArenaError(f"{where} must be true or false, got {value!r}")
+        elif kind in (int, float):
+            allowed = (int,) if kind is int else (int, float)
+            if type(value) is bool or not isinstance(value, allowed):
+                raise ArenaError(f"{where} must be {kind.__name__}, got {value!r}")
+    return typed
 
 
 def _check_names(cls: type, params: Mapping[str, Any], ref: str) -> None:

@@ -134,11 +134,12 @@ def parse_params(cls: type, text: str | None, ref: str) -> dict[str, Any]:
         param = accepted.get(key)
         if param is None:
             raise StrategyError(f"{ref}: unknown parameter {key!r} (parameters: {names})")
-        params[key] = _convert(raw, param.kind, f"{ref}: {key}")
+        params[key] = convert_param(raw, param.kind, f"{ref}: {key}")
     return params
 
 
-def _convert(raw: str, kind: Any, where: str) -> Any:
+def convert_param(raw: str, kind: Any, where: str) -> Any:
+    """A parameter's text as its type (``kind``: a parameter's annotated or default type, or None)."""
     if kind is bool:
         lowered = raw.lower()
         if lowered in ("true", "yes", "1"):
