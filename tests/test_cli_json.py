@@ -196,3 +196,17 @@ def test_a_strategys_prints_go_to_stderr_under_json_from_its_constructor_too(
         assert isinstance(json.loads(done.stdout), dict)
     assert "built with" in done.stderr and "built with" not in done.stdout
     assert "thinking out loud" in done.stderr and "thinking out loud" not in done.stdout
+
+
+def test_strategies_list_json_keeps_a_file_that_prints_at_import_out_of_the_json(tmp_path: Path) -> None:
+    folder = tmp_path / "bots"
+    folder.mkdir()
+    (folder / "loud.py").write_text('print("hello at import")\n' + NOISY, encoding="utf-8")
+    done = subprocess.run(
+        [*ARENA, "strategies", "list", "--json", "--path", str(folder)],
+        capture_output=True, text=True, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    listed = json.loads(done.stdout)  # the whole of stdout is one JSON document
+    assert any(item["spec"].endswith("loud.py:Noisy") for item in listed)
+    assert "hello at import" in done.stderr

@@ -102,6 +102,7 @@ def test_bad_params_are_refused(text: str, message: str) -> None:
         (["threshold", "--param", "bank_at=1.5,2"], "bank_at must be int"),
         (["threshold:bank_at=300", "--param", "bank_at=1..2"], "is fixed in the spec"),
         (["threshold"], "at least one --param"),
+        (["threshold", "--param", "bank_at=300"], "one setting: nothing to race"),
         (["threshold", "--param", "min_dice=1..2", "--rules", "nope"], "nope"),
         (["threshold", "--param", "min_dice=1..2", "--budget", "10"], "too small"),
         (["threshold", "--param", "min_dice=1..2", "--tolerance", "0"], "--tolerance"),

@@ -84,6 +84,8 @@ def _scores(rules: Ruleset, at_text: str | None) -> list[int]:
             )
         if 0 < score < rules.entry_threshold:
             fail(f"--at: {score} is below the entry threshold {rules.entry_threshold}: no player has it")
+        if score in scores:
+            fail(f"--at: {score} is given twice")
         scores.append(score)
     return scores
 

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
 
-from arena.cli.output import echo_json, fail
+from arena.cli.output import fail, stdout_for_json
 from arena.players import available_strategies
 
 PARAMETERS_NOTE = (
@@ -40,10 +41,11 @@ def strategies_list(paths: tuple[Path, ...], as_json: bool) -> None:
     for path in paths:
         if not path.is_dir():
             fail(f"--path {path}: {'not a folder' if path.exists() else 'no such folder'}")
-    found = available_strategies(extra=paths)
     if as_json:
-        echo_json(
-            [
+        # Listing imports the files: what one prints at import goes to stderr, not into the JSON.
+        with stdout_for_json() as out:
+            found = available_strategies(extra=paths)
+            listed = [
                 {
                     "spec": a.spec,
                     "source": a.source,
@@ -52,8 +54,9 @@ def strategies_list(paths: tuple[Path, ...], as_json: bool) -> None:
                 }
                 for a in found
             ]
-        )
+            print(json.dumps(listed, indent=2, ensure_ascii=False), file=out)
         return
+    found = available_strategies(extra=paths)
     width = max(len(a.spec) for a in found)
     for a in found:
         click.echo(f"{a.spec:<{width}}  {a.source:<8}  {a.description}")

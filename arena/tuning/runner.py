@@ -144,6 +144,8 @@ class TuneSettings:
         """The settings saved in run.json; a damaged file is one line (:class:`TuneError`)."""
         try:
             if data.get("format") != FORMAT_VERSION:
+                if "spec" not in data and "players" in data:  # a tournament's or a duel's run.json
+                    raise TuneError("this folder holds a tournament or a duel, not a tuning run")
                 raise TuneError(f"run.json is of format {data.get('format')!r}, not {FORMAT_VERSION}")
             return cls(
                 spec=str(data["spec"]),

@@ -124,4 +124,9 @@ def make_grid(spec: str, params: list[ParamRange] | tuple[ParamRange, ...]) -> G
         count *= len(p.values)
     if count > MAX_CANDIDATES:
         raise SpaceError(f"the grid has {count:,} candidates; at most {MAX_CANDIDATES:,}")
+    if count == 1:
+        raise SpaceError(
+            "the grid has one setting: nothing to race (give a --param two values or more; "
+            "arena duel or arena tournament measures one setting)"
+        )
     return Grid(reference, fixed or "", tuple(params))
