@@ -370,7 +370,12 @@ def test_solve_win_prints_the_first_player_chance() -> None:
     code, out, _ = run("solve", "--win", "--rules", "standard", "--at", "0,5000,9950")
     assert code == 0 and "first player's chance of winning: 53.29 %" in out
     assert "for the player (either seat) to move" in out and "9,950" in out
-    bad_at = [("0,100", "entry threshold"), ("0,10000", "below the target"), ("x", "whole number"), ("0,0", "twice")]
+    bad_at = [
+        ("0,100", "entry threshold"),
+        ("0,10000", "below the target"),
+        ("x", "whole number"),
+        ("0,0", "twice"),
+    ]
     for bad, words in bad_at:
         code, _, err = run("solve", "--win", "--rules", "standard", "--at", bad)
         assert code == 2 and words in err
