@@ -124,6 +124,7 @@ def test_human_player_explains_illegal_keeps_and_bad_answers() -> None:
         legal_keeps((1, 1, 1, 2, 3), CLASSIC),
         (0, 0),
         (0, 0),
+        (True, False),
         False,
         2,
         1,
@@ -139,7 +140,10 @@ def classic_view(scores: tuple[int, int], roll: tuple[int, ...], turn_points: in
     """Seat 0's decision on ``roll`` in a two-player classic game."""
     need = CLASSIC.entry_threshold if scores[0] == 0 else 0
     keeps = legal_keeps(roll, CLASSIC)
-    return TurnView(CLASSIC, 0, 2, scores, roll, turn_points, need, keeps, (0, 0), (0, 0), False, 2, 1, False)
+    entered = (need == 0, True)
+    return TurnView(
+        CLASSIC, 0, 2, scores, roll, turn_points, need, keeps, (0, 0), (0, 0), entered, False, 2, 1, False
+    )
 
 
 def test_human_enter_takes_the_advised_keep_and_bank() -> None:

@@ -125,6 +125,9 @@ def test_entry_stays_done_after_losing_the_score() -> None:
     script.run()
     assert script.of(ev.FarklePenalty) == [ev.FarklePenalty(0, 1000, 0)]
     assert script.game.view().bank_minimum == 0
+    # The view says so (for a player weighing an opponent at 0 points: perfect play does).
+    assert script.views[0].entered == (False,)
+    assert script.game.view().entered == (True,) and script.game.view().score == 0
 
 
 # --- exact target (001) -----------------------------------------------------------------------

@@ -209,6 +209,7 @@ class Game:
         scores, entered, strikes, streaks = self._scores, self._entered, self._strikes, self._streaks
         turns, farkles = self._turns, self._farkles
         scores_t, strikes_t, streaks_t = tuple(scores), tuple(strikes), tuple(streaks)
+        entered_t = tuple(entered)
 
         bar = rules.bar_start
         final_left: int | None = None  # turns still to play once the target is reached
@@ -298,6 +299,7 @@ class Game:
                         keeps,
                         strikes_t,
                         streaks_t,
+                        entered_t,
                         final_left is not None,
                         turn,
                         roll_index,
@@ -365,7 +367,9 @@ class Game:
                 score += banked
                 scores[seat] = score
                 scores_t = tuple(scores)
-                entered[seat] = True
+                if not entered[seat]:
+                    entered[seat] = True
+                    entered_t = tuple(entered)
                 if strikes[seat]:
                     strikes[seat] = 0
                     strikes_t = tuple(strikes)

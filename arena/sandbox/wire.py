@@ -123,6 +123,10 @@ def _ints(values: tuple[int, ...]) -> str:
     return "[" + ",".join(map(str, values)) + "]"
 
 
+def _bools(values: tuple[bool, ...]) -> str:
+    return "[" + ",".join(_BOOL[v] for v in values) + "]"
+
+
 def turn(view: TurnView, keeps: bool = True) -> bytes:
     """The view as a ``turn`` message: every field of TurnView but ``rules`` (sent with
     game_start), each legal keep with its ``bank_allowed`` and ``overshoots`` answered.
@@ -133,7 +137,8 @@ def turn(view: TurnView, keeps: bool = True) -> bytes:
             f'{{"type":"turn","seat":{view.seat},"n_players":{view.n_players},"scores":{_ints(view.scores)},'
             f'"roll":{_ints(view.roll)},"turn_points":{view.turn_points},"bank_minimum":{view.bank_minimum},'
             f'"strikes":{_ints(view.strikes)},'
-            f'"farkle_streaks":{_ints(view.farkle_streaks)},"final_round":{_BOOL[view.final_round]},'
+            f'"farkle_streaks":{_ints(view.farkle_streaks)},"entered":{_bools(view.entered)},'
+            f'"final_round":{_BOOL[view.final_round]},'
             f'"turn":{view.turn},"roll_number":{view.roll_number},"playoff":{_BOOL[view.playoff]}}}\n'
         ).encode()
     rules = view.rules
@@ -159,7 +164,8 @@ def turn(view: TurnView, keeps: bool = True) -> bytes:
         f'{{"type":"turn","seat":{seat},"n_players":{view.n_players},"scores":{_ints(scores)},'
         f'"roll":{_ints(view.roll)},"turn_points":{points},"bank_minimum":{minimum},'
         f'"legal_keeps":[{",".join(keeps)}],"strikes":{_ints(view.strikes)},'
-        f'"farkle_streaks":{_ints(view.farkle_streaks)},"final_round":{_BOOL[view.final_round]},'
+        f'"farkle_streaks":{_ints(view.farkle_streaks)},"entered":{_bools(view.entered)},'
+        f'"final_round":{_BOOL[view.final_round]},'
         f'"turn":{view.turn},"roll_number":{view.roll_number},"playoff":{_BOOL[view.playoff]}}}\n'
     ).encode()
 
@@ -203,6 +209,7 @@ class ViewReader:
             self.keeps[roll],
             tuple(m["strikes"]),
             tuple(m["farkle_streaks"]),
+            tuple(m["entered"]),
             m["final_round"],
             m["turn"],
             m["roll_number"],
