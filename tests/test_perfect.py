@@ -142,6 +142,131 @@ def test_solver_equals_a_plain_value_iteration(rules: Ruleset) -> None:
             assert table.chance(a, b, s) == pytest.approx(value, abs=1e-9), (compiled, a, b, s)
 
 
+# --------------------------------------------------------------------------- under a farkle penalty
+def plain_penalty_chances(rules: Ruleset, past_target: int) -> dict[tuple, float]:
+    """The chance of winning of the player to move, by ((own score, entered, streak), (opponent's
+    score, entered, streak), seat) in points, under a farkle penalty: plain value iteration over
+    every such position, written from docs/rules.md's reading of the engine without the solver's
+    states, ordering or tables."""
+    table = score_table(rules)
+    rolls = {n: Counter(OUTCOME_KEYS[n]) for n in range(1, rules.dice + 1)}
+    target, exact = rules.target, rules.exact_target
+    must_roll = rules.must_roll_after_hot_dice
+    streak_limit = rules.farkle_penalty_streak
+
+    def turn(bank: Callable[[int], float | None], lost: float, forfeit: float, top: int) -> float:
+        def after(t: int, left: int, hot: bool) -> float:
+            if exact and t > top:
+                return forfeit
+            if t > top:
+                value = bank(t)
+                assert value is not None
+                return value
+            roll = value_of(t, left)
+            worth = bank(t)
+            if worth is None or (hot and must_roll):
+                return roll
+            return max(worth, roll)
+
+        @cache
+        def value_of(t: int, n: int) -> float:
+            total = 0.0
+            for key, count in rolls[n].items():
+                keeps = table.keeps[key]
+                best = max((after(t + k.points, k.dice_left, k.hot) for k in keeps), default=lost)
+                total += count * best
+            return total / 6**n
+
+        return value_of(0, rules.dice)
+
+    @cache
+    def last_turn(behind: int) -> float:
+        def bank(t: int) -> float:
+            return 1.0 if t > behind else 0.5 if t == behind else 0.0
+
+        return turn(bank, 0.0, 0.0, behind if exact else behind + 50)
+
+    players = [
+        (score, entered, streak)
+        for score in range(0, target, 50)
+        for entered in (False, True)
+        for streak in range(streak_limit)
+        if entered or (score == 0 and rules.entry_threshold > 0)
+    ]
+    everyone_else = rules.final_round == "everyone_else"
+    chance = {(p, q, s): 0.5 for p in players for q in players for s in (0, 1)}
+    while True:
+        moved = 0.0
+        for p in players:
+            for q in players:
+                for s in (0, 1):
+                    (a, entered, streak) = p
+
+                    def bank(t: int, p: tuple = p, q: tuple = q, s: int = s) -> float | None:
+                        a, entered, _ = p
+                        if not entered and t < rules.entry_threshold:
+                            return None
+                        if a + t < target:
+                            return 1.0 - chance[(q, (a + t, True, 0), 1 - s)]
+                        if s == 1 and not everyone_else:
+                            return 1.0
+                        return 1.0 - last_turn(a + t - q[0])
+
+                    if streak + 1 < streak_limit:
+                        farkled = (a, entered, streak + 1)
+                    elif rules.farkle_penalty_to_zero:
+                        farkled = (0, entered, 0)
+                    else:
+                        farkled = (max(0, a - rules.farkle_penalty), entered, 0)
+                    top = target - a if exact else target + past_target - a - 50
+                    lost = 1.0 - chance[(q, farkled, 1 - s)]
+                    forfeit = 1.0 - chance[(q, (a, entered, 0), 1 - s)]
+                    new = turn(bank, lost, forfeit, top)
+                    moved = max(moved, abs(new - chance[(p, q, s)]))
+                    chance[(p, q, s)] = new
+        if moved < 1e-13:
+            return chance
+
+
+PENALTY_CASES = [
+    # exact target, everyone_else, must roll after hot dice, 100 points for two farkles in a row
+    CLASSIC.replace(
+        name="tiny-penalty",
+        target=300,
+        entry_threshold=100,
+        exact_target=True,
+        final_round="everyone_else",
+        must_roll_after_hot_dice=True,
+        farkle_penalty=100,
+        farkle_penalty_streak=2,
+    ),
+    # an open target, rest_of_round, playoffs; three farkles in a row take the score to zero
+    CLASSIC.replace(
+        name="tiny-to-zero", target=300, entry_threshold=150, ties="playoff", farkle_penalty_to_zero=True
+    ),
+    # no entry threshold: every farkle costs 50
+    CLASSIC.replace(
+        name="tiny-every-farkle", target=250, entry_threshold=0, farkle_penalty=50, farkle_penalty_streak=1
+    ),
+]
+
+
+@pytest.mark.parametrize("rules", PENALTY_CASES, ids=lambda r: r.name)
+def test_penalty_solver_equals_a_plain_value_iteration(rules: Ruleset) -> None:
+    past = 100
+    expected = plain_penalty_chances(rules, past)
+    for compiled in (False, True):
+        table = solve(rules, past_target=past, compiled=compiled)
+        assert table.residual < 1e-10
+        checked = 0
+        for ((a, ea, ma), (b, eb, mb), s), value in expected.items():
+            if table.reaches(a, ea) and table.reaches(b, eb):
+                found = table.chance(a, b, s, streaks=(ma, mb), entered=(ea, eb))
+                assert found == pytest.approx(value, abs=1e-9), (compiled, a, ea, ma, b, eb, mb, s)
+                checked += 1
+        assert checked > len(expected) / 2
+
+
 def test_numba_and_numpy_agree_on_six_dice() -> None:
     rules = STANDARD.replace(name="standard-1000", target=1000)
     fast = solve(rules, compiled=True)
@@ -175,6 +300,7 @@ def first_seat_share(rules: Ruleset, games: int) -> float:
     [
         CLASSIC.replace(name="classic-1000", target=1000),
         STANDARD.replace(name="standard-1000", target=1000),
+        CLASSIC.replace(name="penalty-1000", target=1000, farkle_penalty=500),
     ],
     ids=lambda r: r.name,
 )
@@ -195,6 +321,8 @@ VARIANTS = [
     CLASSIC.replace(name="v-straights", target=1500, straights=True, entry_threshold=1000),
     STANDARD.replace(name="v-standard", target=1500),
     STANDARD.replace(name="v-six", target=1500, exact_target=False, final_round="rest_of_round"),
+    CLASSIC.replace(name="v-penalty", target=1500, farkle_penalty=500),
+    STANDARD.replace(name="v-to-zero", target=1500, farkle_penalty_to_zero=True, farkle_penalty_streak=2),
 ]
 
 
@@ -235,7 +363,7 @@ def view_at(rules: Ruleset, own: int, other: int, turn_points: int, roll: tuple[
     key = next(k for k in OUTCOME_KEYS[len(roll)] if table.faces[k] == tuple(sorted(roll)))
     return TurnView(
         rules, 0, 2, (own, other), table.faces[key], turn_points, 0, table.keeps[key],
-        (0, 0), (0, 0), False, 10, 3, False,
+        (0, 0), (0, 0), (own > 0, other > 0), False, 10, 3, False,
     )  # fmt: skip
 
 
@@ -259,6 +387,53 @@ def test_the_turn_values_are_the_table_values() -> None:
         assert last_turn_values(rules, 500).start() == pytest.approx(table.last_turn_win[10], abs=1e-12)
 
 
+PENALTY_1000 = CLASSIC.replace(name="penalty-1000", target=1000, farkle_penalty=500)
+
+
+def test_under_a_penalty_every_position_met_is_in_the_model() -> None:
+    # Self-play meets streaks, penalties and players entered at 0 points (a penalty took their
+    # score); perfect must have values for each, and they must be the table's at a turn's start.
+    from arena.engine import events as ev
+    from arena.perfect import in_model
+
+    met: Counter[str] = Counter()
+    table = win_table(PENALTY_1000)
+
+    def decide(view: TurnView) -> object:
+        assert in_model(view), view
+        own, other = view.seat, 1 - view.seat
+        if view.roll_number == 1 and not view.final_round:
+            streaks = (view.farkle_streaks[own], view.farkle_streaks[other])
+            entered = (view.entered[own], view.entered[other])
+            values = turn_values(PENALTY_1000, view.score, view.scores[other], own, streaks, entered)
+            chance = table.chance(view.score, view.scores[other], own, streaks=streaks, entered=entered)
+            assert values.start() == pytest.approx(chance, abs=2e-6)
+            met["checked"] += 1
+        met["entered at 0"] += view.entered[view.seat] and view.score == 0
+        met["streak"] += view.farkle_streaks[view.seat] > 0
+        return perfect_action(view)
+
+    def count(event: object) -> None:
+        met["penalty"] += isinstance(event, ev.FarklePenalty)
+
+    for seed in range(400):
+        play(PENALTY_1000, [decide, decide], seed, on_event=count)
+    assert met["penalty"] > 20 and met["entered at 0"] > 0 and met["streak"] > 100, met
+
+
+def test_a_streak_makes_a_player_careful() -> None:
+    # One farkle from the penalty, the same scores are worth less to the player to move, and
+    # (the penalty being 500) more to the opponent.
+    table = win_table(PENALTY_1000)
+    for own, opp in [(500, 500), (700, 300), (600, 0)]:
+        calm = table.chance(own, opp, 0)
+        on_the_brink = table.chance(own, opp, 0, streaks=(2, 0))
+        assert on_the_brink < calm - 1e-4, (own, opp)
+        assert table.chance(opp, own, 1, streaks=(0, 2)) > table.chance(opp, own, 1) + 1e-4
+    # A player who has not entered has nothing to lose: the streak changes nothing.
+    assert table.chance(0, 600, 0, streaks=(2, 0)) == pytest.approx(table.chance(0, 600, 0), abs=1e-9)
+
+
 def test_rolling_on_past_the_horizon_never_pays() -> None:
     # Above target + PAST_TARGET a turn banks; in the last 2,500 points below that line banking
     # is already better than rolling on, so the line cuts nothing off.
@@ -278,6 +453,22 @@ def test_presets_tables_ship_and_are_found_by_their_rules() -> None:
     assert stored_table(CLASSIC.replace(target=9000)) is None
     assert 0.48 < win_table(CLASSIC).first_player_win < 0.49
     assert 0.5 < win_table(STANDARD).first_player_win < 0.56
+
+
+def test_the_penalty_rulesets_tables_ship_too() -> None:
+    # Solving a ruleset with a farkle penalty takes an hour, so those of rulesets/ ship.
+    from arena.engine import load_ruleset
+    from arena.perfect.ship import SHIPPED_FILES
+
+    assert SHIPPED_FILES
+    for name in SHIPPED_FILES:
+        rules = load_ruleset(REPO / name)
+        assert rules.has_farkle_penalty()
+        found = stored_table(rules)
+        assert found is not None and found[1].parent == PACKAGE_TABLES, name
+        table = found[0]
+        assert table.win.ndim == 5 and table.residual <= 1e-10
+        assert 0.4 < table.first_player_win < 0.6
 
 
 def test_other_rulesets_are_solved_once_and_cached(
@@ -307,8 +498,6 @@ def test_other_rulesets_are_solved_once_and_cached(
     ("rules", "seats", "words"),
     [
         (SHORT, 2, "rising bar"),
-        (CLASSIC.replace(name="penalty", farkle_penalty=500), 2, "farkle penalty"),
-        (CLASSIC.replace(name="to-zero", farkle_penalty_to_zero=True), 2, "farkle penalty"),
         (CLASSIC, 3, "3 seats"),
     ],
 )
@@ -327,10 +516,10 @@ def test_cli_refuses_before_any_game(tmp_path: Path, monkeypatch: pytest.MonkeyP
     cases = [
         ("tournament", "-p", "perfect", "-p", "optimal", "-p", "greedy", "--format", "free-for-all"),
         ("tournament", "-p", "perfect", "-p", "optimal", "--rules", "short"),
-        ("tournament", "-p", "perfect", "-p", "optimal", "--rules", "rulesets/house.toml"),
+        ("tournament", "-p", "perfect", "-p", "optimal", "--rules", "standard", "--rules", "short"),
         ("duel", "perfect", "optimal", "--rules", "short"),
         ("play", "-p", "perfect", "-p", "greedy", "-p", "optimal"),
-        ("play", "--human", "-p", "perfect", "--rules", "rulesets/three-farkles-to-zero.toml"),
+        ("play", "--human", "-p", "perfect", "--rules", "short"),
     ]
     for index, args in enumerate(cases):
         out = tmp_path / f"run{index}"
@@ -383,6 +572,21 @@ def test_solve_win_prints_the_first_player_chance() -> None:
     assert code == 2 and "--at goes with --win" in err
 
 
+def test_solve_win_under_a_penalty(tmp_path: Path) -> None:
+    # Under a farkle penalty a score below the entry threshold is reachable (a penalty leaves
+    # it, and an entered player banks on from there): --at accepts it.
+    path = tmp_path / "penalty-1000.toml"
+    path.write_text('extends = "classic"\ntarget = 1000\nfarkle_penalty = 500\n')
+    code, out, _ = run("solve", "--win", "--rules", str(path), "--at", "0,100,500")
+    assert code == 0, out
+    assert "positions with no farkles in a row; 0 points means not entered yet" in out
+    table = win_table(PENALTY_1000)
+    assert f"first player's chance of winning: {100 * table.first_player_win:.2f} %" in out
+    code, out, _ = run("solve", "--win", "--rules", str(path), "--at", "0,100,500", "--json")
+    grid = json.loads(out)["win_chance"]["seat_0_to_move"]
+    assert grid[1][2] == pytest.approx(table.chance(100, 500, 0), abs=1e-4)
+
+
 def test_human_play_against_perfect_shows_advice() -> None:
     code, out, _ = run(
         "play", "--human", "-p", "perfect", "--rules", "classic", "--seed", "3", stdin="a\na\na\nb\n" * 60
@@ -396,7 +600,7 @@ def test_human_play_against_perfect_shows_advice() -> None:
 def test_outside_its_model_it_plays_as_optimal() -> None:
     # From Python nothing stops a game perfect refuses on the command line: it then plays as
     # optimal, legally, instead of failing.
-    for rules, seats in [(SHORT, 2), (CLASSIC, 3), (CLASSIC.replace(farkle_penalty=500), 2)]:
+    for rules, seats in [(SHORT, 2), (CLASSIC, 3)]:
         watched: list[tuple[TurnView, object]] = []
         perfect = PerfectPlayer()
 

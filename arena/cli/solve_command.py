@@ -82,12 +82,23 @@ def _scores(rules: Ruleset, at_text: str | None) -> list[int]:
             fail(
                 f"--at: {score} must be a multiple of {POINT_STEP}, from 0 to below the target {rules.target}"
             )
-        if 0 < score < rules.entry_threshold:
+        if 0 < score < rules.entry_threshold and not _reached_after_a_penalty(rules, score):
             fail(f"--at: {score} is below the entry threshold {rules.entry_threshold}: no player has it")
         if score in scores:
             fail(f"--at: {score} is given twice")
         scores.append(score)
     return scores
+
+
+def _reached_after_a_penalty(rules: Ruleset, score: int) -> bool:
+    """A score below the entry threshold that a farkle penalty can leave (002 variant)."""
+    from arena.perfect.penalty import PenaltyPositions
+    from arena.perfect.positions import why_not_perfect
+
+    if not rules.has_farkle_penalty() or why_not_perfect(rules, 2):
+        return False
+
+    return score // POINT_STEP in PenaltyPositions(rules).states
 
 
 def _solve_win(rules: Ruleset, at_text: str | None, as_json: bool) -> None:
@@ -137,6 +148,8 @@ def _solve_win(rules: Ruleset, at_text: str | None, as_json: bool) -> None:
         "any position's chance)"
     )
     click.echo(f"time: {elapsed:.2f} s ({source}; solved in {table.seconds:.1f} s with {table.solved_with})")
+    if rules.has_farkle_penalty():
+        click.echo("positions with no farkles in a row; 0 points means not entered yet")
     for seat, grid in enumerate(grids.values()):
         label = names[seat] if seats == 2 else "the player (either seat)"
         click.echo(f"chance of winning, %, for {label} to move: own score down, the opponent's across")

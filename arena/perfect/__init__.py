@@ -3,6 +3,7 @@
 Layers, each importing only those above it: :mod:`~arena.perfect.turn` (one turn with win
 chances at its ends; :mod:`~arena.perfect.kernel` is its numba form),
 :mod:`~arena.perfect.positions` (the game's positions and what ends each turn),
+:mod:`~arena.perfect.penalty` (positions and sweeps under a farkle penalty),
 :mod:`~arena.perfect.solve` (value iteration), :mod:`~arena.perfect.table` and
 :mod:`~arena.perfect.store` (the solved tables, shipped or cached), :mod:`~arena.perfect.play`
 (the decisions of the ``perfect`` strategy).

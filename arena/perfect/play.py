@@ -7,10 +7,12 @@ scores, the turn from there is solved again with those chances at its ends
 
 from __future__ import annotations
 
+import dataclasses
 from functools import lru_cache
 
 from arena.engine import Action, Ruleset, TurnView
 from arena.engine.rules import POINT_STEP
+from arena.perfect.penalty import PenaltyPositions
 from arena.perfect.positions import Positions, why_not_perfect
 from arena.perfect.store import win_table
 from arena.perfect.turn import TurnValues, solve_turn
@@ -18,16 +20,37 @@ from arena.perfect.turn import TurnValues, solve_turn
 
 @lru_cache(maxsize=8)
 def positions_of(rules: Ruleset) -> Positions:
-    return Positions(rules, win_table(rules).past_target)
+    past_target = win_table(rules).past_target
+    if rules.has_farkle_penalty():
+        return PenaltyPositions(rules, past_target)
+    return Positions(rules, past_target)
 
 
 @lru_cache(maxsize=512)
-def turn_values(rules: Ruleset, own: int, opponent: int, seat: int) -> TurnValues:
-    """The turn from a position before the final round (scores in points), solved."""
+def turn_values(
+    rules: Ruleset,
+    own: int,
+    opponent: int,
+    seat: int,
+    streaks: tuple[int, int] = (0, 0),
+    entered: tuple[bool, bool] | None = None,
+) -> TurnValues:
+    """The turn from a position before the final round (scores in points), solved.  Under a
+    farkle penalty the position also holds both players' farkle ``streaks`` and whether each has
+    ``entered`` (by default: a player with 0 points has not, where there is an entry threshold)."""
     table = win_table(rules)
     positions = positions_of(rules)
     s = seat if positions.seats == 2 else 0
-    setup = positions.turn(table.win, table.last_turn_win, own // POINT_STEP, opponent // POINT_STEP, s)
+    if isinstance(positions, PenaltyPositions):
+        if entered is None:
+            entered = (own > 0 or not rules.has_entry(), opponent > 0 or not rules.has_entry())
+        a = own // POINT_STEP if entered[0] else positions.unentered
+        b = opponent // POINT_STEP if entered[1] else positions.unentered
+        turn = positions.penalty_turn(table.win, table.last_turn_win, a, b, streaks[1], s)
+        lost = positions.farkle_value(table.win, a, streaks[0], b, streaks[1], s)
+        setup = dataclasses.replace(turn, lost=lost)
+    else:
+        setup = positions.turn(table.win, table.last_turn_win, own // POINT_STEP, opponent // POINT_STEP, s)
     return solve_turn(positions.groups, rules.must_roll_after_hot_dice, setup)
 
 
@@ -46,28 +69,33 @@ def _refused(rules: Ruleset) -> bool:
 
 def in_model(view: TurnView) -> bool:
     """True if ``view`` is a situation the solver has values for: two seats, rules it plays, not a
-    playoff, and scores a game can reach (0 or at least the entry threshold; below the target, or
-    in the final round behind a leader who reached it)."""
+    playoff, and positions a game can reach (before the target, or in the final round behind a
+    leader who reached it)."""
     rules = view.rules
     if view.n_players != 2 or view.playoff or _refused(rules):
         return False
-    own, opponent = view.score, view.scores[1 - view.seat]
-    if own % POINT_STEP or opponent % POINT_STEP or own < 0 or own >= rules.target:
-        return False
-    if 0 < own < rules.entry_threshold or 0 < opponent < rules.entry_threshold:
-        return False  # no game reaches it: a first bank meets the entry threshold
+    other = 1 - view.seat
+    own, opponent = view.score, view.scores[other]
+    table = win_table(rules)
+    if not table.reaches(own, view.entered[view.seat]):
+        return False  # includes a score at or past the target
     if view.final_round:
         return opponent >= rules.target and (opponent == rules.target or not rules.exact_target)
-    return 0 <= opponent < rules.target
+    return table.reaches(opponent, view.entered[other])
 
 
 def situation_values(view: TurnView) -> TurnValues:
     """The solved turn the player of ``view`` is in (not for a playoff turn)."""
     own = view.score
-    opponent = view.scores[1 - view.seat]
+    other = 1 - view.seat
+    opponent = view.scores[other]
     if view.final_round:
         return last_turn_values(view.rules, opponent - own)
-    return turn_values(view.rules, own, opponent, view.seat)
+    if not view.rules.has_farkle_penalty():
+        return turn_values(view.rules, own, opponent, view.seat)
+    streaks = (view.farkle_streaks[view.seat], view.farkle_streaks[other])
+    entered = (view.entered[view.seat], view.entered[other])
+    return turn_values(view.rules, own, opponent, view.seat, streaks, entered)
 
 
 def choices(view: TurnView, values: TurnValues | None = None) -> list[tuple[float, bool]]:

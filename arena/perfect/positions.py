@@ -55,11 +55,6 @@ def why_not_perfect(rules: Ruleset, n_players: int) -> str | None:
             f"can't play the rising bar of {rules.name!r} (000): a position would also need the bar "
             "and both players' strikes; use optimal, which plays the bar"
         )
-    if rules.has_farkle_penalty():
-        return (
-            f"can't play the farkle penalty of {rules.name!r}: with scores that fall, every position "
-            "depends on every other; use optimal or tactician"
-        )
     return None
 
 

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 
 from arena.engine.rules import Ruleset
+from arena.perfect.penalty import PenaltyPositions, solve_with_penalty
 from arena.perfect.positions import PAST_TARGET, Positions, why_not_perfect
 from arena.perfect.table import WinTable
 from arena.perfect.turn import TurnSetup, compiled_sweep, solve_turn
@@ -37,9 +38,11 @@ def solve(
     past_target: int = PAST_TARGET,
     compiled: bool | None = None,
     progress: Callable[[int, int], None] | None = None,
+    on_sweep: Callable[[int, float], None] | None = None,
 ) -> WinTable:
     """Solve ``rules`` for two players.  ``compiled`` None uses numba if it is installed;
-    ``progress(done, total)`` is told how many positions are solved."""
+    ``progress(done, total)`` is told how many positions are solved, and under a farkle penalty
+    ``on_sweep(sweep, change)`` how far each sweep moved the table (:mod:`arena.perfect.penalty`)."""
     import numpy as np
 
     refusal = why_not_perfect(rules, 2)
@@ -48,7 +51,9 @@ def solve(
     if compiled is None:
         compiled = compiled_sweep() is not None
     started = time.perf_counter()
-    positions = Positions(rules, past_target)
+    positions = (
+        PenaltyPositions(rules, past_target) if rules.has_farkle_penalty() else Positions(rules, past_target)
+    )
     groups = positions.groups
     must_roll = rules.must_roll_after_hot_dice
     target = positions.target
@@ -59,6 +64,23 @@ def solve(
             for d in range(1, positions.largest_need + 1)
         ]
     )
+    if isinstance(positions, PenaltyPositions):
+        # The same rules without the penalty solve in a fraction of the time and are a good
+        # first guess, which saves the slowest, first sweeps.
+        plain = rules.replace(farkle_penalty=0, farkle_penalty_to_zero=False)
+        guess = positions.guess(solve(plain, past_target=past_target, compiled=compiled).win)
+        win, residual = solve_with_penalty(
+            positions, last_turn_win, compiled=compiled, progress=progress, on_sweep=on_sweep, initial=guess
+        )
+        return WinTable(
+            rules,
+            past_target,
+            win,
+            last_turn_win,
+            residual,
+            time.perf_counter() - started,
+            "numba" if compiled else "numpy",
+        )
     win = np.zeros((positions.seats, target, target))
     scores = positions.scores
     valid = set(scores)

@@ -76,4 +76,7 @@ def solve_with_bar(rules: Ruleset, progress: bool | None = None) -> WinTable:
             bar.total = total
             bar.update(done - bar.n)
 
-        return solve(rules, progress=advance)
+        def swept(sweep: int, change: float) -> None:
+            bar.set_postfix_str(f"sweep {sweep + 1}, moved {change:.1e}")
+
+        return solve(rules, progress=advance, on_sweep=swept)

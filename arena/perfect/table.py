@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,14 +25,24 @@ def ruleset_key(rules: Ruleset, past_target: int) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
+@lru_cache(maxsize=16)
+def _entered_states(rules: Ruleset, past_target: int) -> frozenset[int]:
+    from arena.perfect.penalty import PenaltyPositions
+
+    return frozenset(PenaltyPositions(rules, past_target).states)
+
+
 @dataclass(frozen=True)
 class WinTable:
     """Win chances under mutual perfect play, two players.
 
     ``win[s, a, b]``: the chance that the player to move wins, with ``50 * a`` points against
     ``50 * b``, moving from seat ``s`` (``s`` is always 0 when the seat makes no difference, under
-    the ``everyone_else`` final round).  ``last_turn_win[d]``: the chance of the last player of
-    the final round, ``50 * d`` points behind the leader.
+    the ``everyone_else`` final round).  Under a farkle penalty it is ``win[s, a, m, b, n]``,
+    with ``m`` and ``n`` the players' farkles in a row and ``a``, ``b`` player states
+    (:mod:`arena.perfect.penalty`: the index one past the scores is "not entered yet").
+    ``last_turn_win[d]``: the chance of the last player of the final round, ``50 * d`` points
+    behind the leader.
     """
 
     rules: Ruleset
@@ -45,13 +56,43 @@ class WinTable:
     @property
     def first_player_win(self) -> float:
         """Seat 0's chance of winning from the first turn of the game."""
-        return float(self.win[0, 0, 0])
+        start = 0 if self.win.ndim == 3 or not self.rules.has_entry() else self.win.shape[1] - 1
+        return float(self.win[(0, start, 0, start, 0)[: self.win.ndim]])
 
-    def chance(self, own: int, opponent: int, seat: int) -> float:
+    def reaches(self, score: int, entered: bool) -> bool:
+        """True if a player can have ``score`` points (entered or not) at the start of a turn:
+        the positions the table holds."""
+        rules = self.rules
+        if score < 0 or score >= rules.target or score % POINT_STEP:
+            return False
+        if not entered:
+            return score == 0 and rules.has_entry()
+        if self.win.ndim == 3:
+            return score >= rules.entry_threshold or (score == 0 and not rules.has_entry())
+        return score // POINT_STEP in _entered_states(rules, self.past_target)
+
+    def chance(
+        self,
+        own: int,
+        opponent: int,
+        seat: int,
+        *,
+        streaks: tuple[int, int] = (0, 0),
+        entered: tuple[bool, bool] | None = None,
+    ) -> float:
         """The chance of winning for the player to move with ``own`` points against ``opponent``
-        (both below the target), from ``seat`` (0 or 1)."""
+        (both below the target), from ``seat`` (0 or 1).  Under a farkle penalty the position
+        also holds both players' ``streaks`` of farkles and whether each has ``entered`` (by
+        default, a player with 0 points has not, where there is an entry threshold)."""
         s = seat if self.win.shape[0] == 2 else 0
-        return float(self.win[s, own // POINT_STEP, opponent // POINT_STEP])
+        if self.win.ndim == 3:
+            return float(self.win[s, own // POINT_STEP, opponent // POINT_STEP])
+        if entered is None:
+            entered = (own > 0 or not self.rules.has_entry(), opponent > 0 or not self.rules.has_entry())
+        unentered = self.win.shape[1] - 1
+        a = own // POINT_STEP if entered[0] else unentered
+        b = opponent // POINT_STEP if entered[1] else unentered
+        return float(self.win[s, a, streaks[0], b, streaks[1]])
 
     def save(self, path: Path) -> None:
         """Write the table (float32: a few hundred kilobytes), atomically."""

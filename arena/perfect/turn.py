@@ -3,7 +3,8 @@
 A turn (all three documents, "Ein Zug") ends in one of three ways: the player banks ``t`` points,
 worth ``bank_value[t / 50]`` (the chance of winning the game from the position banking leads to);
 a roll scores nothing (a farkle); or a keep passes an exact target (001: the turn is forfeited).
-Both of the latter are worth ``lost``, the chance of winning once the turn is lost.  With those
+Both of the latter are worth ``lost``, the chance of winning once the turn is lost (a forfeit
+is worth ``forfeit`` instead where a farkle penalty sets the two apart).  With those
 ends fixed the turn is solved exactly like :mod:`arena.players.solver`, from the highest turn
 total down::
 
@@ -39,7 +40,17 @@ class TurnSetup:
     bank_ok: np.ndarray  # banking allowed at this total (entry threshold met); by row
     rows: int  # totals 0 .. rows-1 are solved; higher ones bank
     forfeit_from: int  # totals from here pass an exact target (a large number if none)
-    lost: float  # the chance of winning after a farkle or a forfeited turn
+    lost: float  # the chance of winning after a farkle (and a forfeited turn, unless ``forfeit``)
+    forfeit: float | None = None  # after a forfeited turn, where it differs (a farkle penalty)
+
+    @property
+    def forfeit_value(self) -> float:
+        return self.lost if self.forfeit is None else self.forfeit
+
+    @property
+    def forfeit_lost(self) -> float:
+        """How much a forfeit counts in ``lost_prob``: wholly where it is worth ``lost``."""
+        return 1.0 if self.forfeit is None else 0.0
 
 
 @dataclass(frozen=True)
@@ -62,7 +73,7 @@ class TurnValues:
         setup = self.setup
         i = total // 50
         if i >= setup.forfeit_from:
-            return None, setup.lost  # passes the exact target whatever is chosen
+            return None, setup.forfeit_value  # passes the exact target whatever is chosen
         if i >= setup.rows:
             return float(setup.bank_value[i]), 0.0  # beyond the solved totals: bank
         roll = float(self.value[i, dice_next])
@@ -116,6 +127,8 @@ def solve_turn(
             setup.rows,
             setup.forfeit_from,
             setup.lost,
+            setup.forfeit_value,
+            setup.forfeit_lost,
             value,
             lost_prob,
         )
@@ -138,8 +151,8 @@ def sweep_numpy(
     above = np.arange(rows, height)
     banked = above < setup.forfeit_from
     worth[above[banked]] = setup.bank_value[above[banked], None]
-    worth[above[~banked]] = setup.lost
-    worth_lost[above[~banked]] = 1.0
+    worth[above[~banked]] = setup.forfeit_value
+    worth_lost[above[~banked]] = setup.forfeit_lost
     sizes = groups.group_ends - groups.group_starts
     ends = groups.n_starts[:-1]
     bank_columns = np.ones(dice + 1, dtype=bool)

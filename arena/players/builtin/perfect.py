@@ -11,15 +11,16 @@ class PerfectPlayer:
     """Maximises its chance of winning the game, exactly, in two-player games.
 
     Every decision weighs both scores, the turn total, the dice left and every rule in force
-    (entry threshold, exact target, final round, ties) by the chance of winning that follows,
+    (entry threshold, exact target, final round, ties, farkle penalties with both players'
+    farkles in a row) by the chance of winning that follows,
     under perfect play by both players: a value iteration over the positions at the start of a
     turn (:mod:`arena.perfect`), as Neller and Presser solved Pig (2004) and Busche and Neller
     solved Farkle.  Behind near the end it keeps rolling; ahead, it banks small.
 
     A playoff turn (``ties = "playoff"``) is played for most expected points, as ``optimal``
     plays: neither player sees the other's playoff turn, so no position there is better known.
-    Refuses, when the games are set up, a rising bar (000), farkle penalties and more than two
-    seats; handed such a game anyway (from Python), it plays as ``optimal``.
+    Refuses, when the games are set up, a rising bar (000) and more than two seats; handed such
+    a game anyway (from Python), it plays as ``optimal``.
     """
 
     name = "perfect"
