@@ -61,7 +61,7 @@ class Template:
         view.rules           the Ruleset (view.rules.target, .exact_target, .dice, ...)
         view.points_to_target  points you still need to reach the target
         view.strikes         strikes per seat (rising bar, 000);  view.farkle_streaks  farkles
-                             in a row per seat;  view.entered  per seat, has banked once
+                             in a row per seat;  view.entered  per seat, entry behind them
         view.final_round     True once someone has reached the target: your last turn
         view.turn            your turn number in this game, from 0
         view.roll_number     rolls so far this turn, this one included

@@ -82,7 +82,8 @@ def _scores(rules: Ruleset, at_text: str | None) -> list[int]:
             fail(
                 f"--at: {score} must be a multiple of {POINT_STEP}, from 0 to below the target {rules.target}"
             )
-        if 0 < score < rules.entry_threshold and not _reached_after_a_penalty(rules, score):
+        if 0 < score < rules.entry_threshold and not rules.has_farkle_penalty():
+            # Under a penalty an entered player can fall below it (docs/rules.md, reading 6).
             fail(f"--at: {score} is below the entry threshold {rules.entry_threshold}: no player has it")
         if score in scores:
             fail(f"--at: {score} is given twice")
@@ -90,15 +91,12 @@ def _scores(rules: Ruleset, at_text: str | None) -> list[int]:
     return scores
 
 
-def _reached_after_a_penalty(rules: Ruleset, score: int) -> bool:
-    """A score below the entry threshold that a farkle penalty can leave (002 variant)."""
-    from arena.perfect.penalty import PenaltyPositions
-    from arena.perfect.positions import why_not_perfect
-
-    if not rules.has_farkle_penalty() or why_not_perfect(rules, 2):
-        return False
-
-    return score // POINT_STEP in PenaltyPositions(rules).states
+def _position_note(rules: Ruleset) -> str | None:
+    """What the table's positions assume beyond the two scores, under a farkle penalty."""
+    if not rules.has_farkle_penalty():
+        return None
+    entry = "; 0 points means not entered yet" if rules.has_entry() else ""
+    return f"positions with no farkles in a row{entry}"
 
 
 def _solve_win(rules: Ruleset, at_text: str | None, as_json: bool) -> None:
@@ -118,6 +116,7 @@ def _solve_win(rules: Ruleset, at_text: str | None, as_json: bool) -> None:
         table = win_table(rules)
         source = "solved now"
     elapsed = time.perf_counter() - started
+    note = _position_note(rules)
     seats = table.win.shape[0]
     names = ("the first player (seat 0)", "the second player (seat 1)")
     grids = {
@@ -135,6 +134,7 @@ def _solve_win(rules: Ruleset, at_text: str | None, as_json: bool) -> None:
                 "seconds": round(elapsed, 3),
                 "source": source,
                 "scores": scores,
+                **({"note": note} if note else {}),
                 "win_chance": {
                     key: [[round(c, 4) for c in row] for row in grid] for key, grid in grids.items()
                 },
@@ -148,8 +148,8 @@ def _solve_win(rules: Ruleset, at_text: str | None, as_json: bool) -> None:
         "any position's chance)"
     )
     click.echo(f"time: {elapsed:.2f} s ({source}; solved in {table.seconds:.1f} s with {table.solved_with})")
-    if rules.has_farkle_penalty():
-        click.echo("positions with no farkles in a row; 0 points means not entered yet")
+    if note:
+        click.echo(note)
     for seat, grid in enumerate(grids.values()):
         label = names[seat] if seats == 2 else "the player (either seat)"
         click.echo(f"chance of winning, %, for {label} to move: own score down, the opponent's across")

@@ -37,7 +37,7 @@ class TurnView(NamedTuple):
     legal_keeps: Keeps  # best points first; each knows the dice rolled next (see Keeps)
     strikes: tuple[int, ...]  # per seat, with the rising bar (000)
     farkle_streaks: tuple[int, ...]  # farkles in a row per seat
-    entered: tuple[bool, ...]  # per seat: has banked once, so the entry threshold is behind them
+    entered: tuple[bool, ...]  # per seat: the entry threshold no longer applies (banked once, or none)
     final_round: bool  # someone has reached the target; this is one of the last turns
     turn: int  # this seat's turn number, from 0
     roll_number: int  # rolls so far in this turn, this one included

@@ -4,7 +4,7 @@
 vom Stand, zum Beispiel 500 oder 1.000, oder fällt ganz auf null zurück."  A position then also
 holds each player's farkles in a row (0 .. ``farkle_penalty_streak`` - 1) and whether each has
 entered: the engine lets a player who has banked once bank any amount afterwards, even after a
-penalty took the score back to zero (docs/rules.md, "Farkle penalty").  A player's state is an
+penalty took the score back to zero (docs/rules.md, reading 6).  A player's state is an
 index: the score in units of 50 once entered, or ``target`` (one past the scores) for a player
 with nothing banked yet under an entry threshold.
 
@@ -20,7 +20,8 @@ Banks raise the sum of scores and farkles keep it, but a penalty lowers it, so n
 positions has every turn's ends solved before the turn.  The solver sweeps all positions from the
 highest score sum down, as :mod:`arena.perfect.solve` does, and within a sum by falling sum of the
 streaks: a farkle without penalty leads to the same scores with one streak higher, so each
-position's farkle is solved before it.  Only a penalty reads a value from the sweep before; the
+position's farkle is solved before it.  Only a penalty (and, under an exact target, a forfeit,
+which leads to the same scores with the streak back to 0) reads a value of the sweep before; the
 sweeps repeat until no position moves by more than the tolerance (Gauss-Seidel value iteration,
 which converges because every turn ends the game, or moves it on, with a chance bounded below).
 """
@@ -40,8 +41,6 @@ from arena.perfect.turn import TurnSetup, solve_turn
 
 if TYPE_CHECKING:
     import numpy as np
-
-    from arena.perfect.table import WinTable
 
 #: Sweeps stop once none moves a position by more than this (float32 tables hold about 1e-7).
 TOLERANCE = 1e-10
@@ -66,13 +65,11 @@ class PenaltyPositions(Positions):
     @cached_property
     def states(self) -> list[int]:
         """Player states a game reaches: not yet entered (under an entry threshold), and every
-        score from the lowest a bank or a penalty leaves (once entered, a player banks any
-        amount, so every score above that follows)."""
-        banked = range(max(self.entry, 1), self.target)
-        lowest = min((self.after_penalty(s) for s in banked), default=0)
-        if not self.entry:
-            return list(range(self.target))
-        return [self.unentered, *range(min(lowest, self.entry), self.target)]
+        score below the target once entered.  Penalties repeat and an entered player banks any
+        amount after each, so a penalty smaller than the entry threshold still leads to every
+        score below it."""
+        scores = list(range(self.target))
+        return [self.unentered, *scores] if self.entry else scores
 
     @property
     def penalty(self) -> int:
@@ -94,10 +91,6 @@ class PenaltyPositions(Positions):
 
         size = self.target + 1
         return np.zeros((self.seats, size, self.streaks, size, self.streaks))
-
-    def start(self) -> int:
-        """Every player's state at the start of a game."""
-        return self.unentered if self.entry else 0
 
     def guess(self, without_penalty: np.ndarray) -> np.ndarray:
         """A first guess of every position from the same rules' table without the penalty
@@ -256,9 +249,3 @@ def turn_start_value(groups: RollGroups, must_roll: bool, compiled: bool) -> Cal
 
 def _with_lost(setup: TurnSetup, lost: float) -> TurnSetup:
     return TurnSetup(setup.bank_value, setup.bank_ok, setup.rows, setup.forfeit_from, lost, setup.forfeit)
-
-
-def first_player_win(table: WinTable) -> float:
-    positions = PenaltyPositions(table.rules, table.past_target)
-    start = positions.start()
-    return float(table.win[0, start, 0, start, 0])

@@ -1,6 +1,7 @@
 """Where solved tables come from: the package's own, a cache on disk, or a solve on first use.
 
-The presets' tables ship with arena (``arena/perfect/tables``), so ``perfect`` is instant for them.
+The presets' tables ship with arena (``arena/perfect/tables``), so ``perfect`` is instant for them,
+and so do those of the repository's ruleset files with a farkle penalty (:mod:`arena.perfect.ship`).
 Any other ruleset is solved the first time it is needed, with a progress bar, and saved in the
 cache folder: ``$ARENA_CACHE_DIR``, else ``$XDG_CACHE_HOME/arena``, else ``~/.cache/arena``.
 Files are named by :func:`~arena.perfect.table.ruleset_key`, so a ruleset with the same rules

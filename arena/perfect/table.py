@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,13 +22,6 @@ def ruleset_key(rules: Ruleset, past_target: int) -> str:
     fields = {k: v for k, v in rules.as_dict().items() if k not in ("name", "description")}
     text = json.dumps([MODEL_VERSION, past_target, fields], sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()[:20]
-
-
-@lru_cache(maxsize=16)
-def _entered_states(rules: Ruleset, past_target: int) -> frozenset[int]:
-    from arena.perfect.penalty import PenaltyPositions
-
-    return frozenset(PenaltyPositions(rules, past_target).states)
 
 
 @dataclass(frozen=True)
@@ -56,8 +48,13 @@ class WinTable:
     @property
     def first_player_win(self) -> float:
         """Seat 0's chance of winning from the first turn of the game."""
-        start = 0 if self.win.ndim == 3 or not self.rules.has_entry() else self.win.shape[1] - 1
+        start = self._index(0, entered=not self.rules.has_entry())
         return float(self.win[(0, start, 0, start, 0)[: self.win.ndim]])
+
+    def _index(self, score: int, entered: bool) -> int:
+        """A player's index in ``win``: the score in units of 50, or under a farkle penalty the
+        last index for a player not entered yet (see :mod:`arena.perfect.penalty`)."""
+        return score // POINT_STEP if entered or self.win.ndim == 3 else self.win.shape[1] - 1
 
     def reaches(self, score: int, entered: bool) -> bool:
         """True if a player can have ``score`` points (entered or not) at the start of a turn:
@@ -67,9 +64,9 @@ class WinTable:
             return False
         if not entered:
             return score == 0 and rules.has_entry()
-        if self.win.ndim == 3:
-            return score >= rules.entry_threshold or (score == 0 and not rules.has_entry())
-        return score // POINT_STEP in _entered_states(rules, self.past_target)
+        # Without a penalty only a bank changes a score, and the first meets the entry threshold;
+        # with one, every score below the target is reached (arena.perfect.penalty).
+        return self.win.ndim == 5 or score >= rules.entry_threshold or not rules.has_entry()
 
     def chance(
         self,
@@ -89,9 +86,7 @@ class WinTable:
             return float(self.win[s, own // POINT_STEP, opponent // POINT_STEP])
         if entered is None:
             entered = (own > 0 or not self.rules.has_entry(), opponent > 0 or not self.rules.has_entry())
-        unentered = self.win.shape[1] - 1
-        a = own // POINT_STEP if entered[0] else unentered
-        b = opponent // POINT_STEP if entered[1] else unentered
+        a, b = self._index(own, entered[0]), self._index(opponent, entered[1])
         return float(self.win[s, a, streaks[0], b, streaks[1]])
 
     def save(self, path: Path) -> None:
