@@ -1,8 +1,10 @@
 """How much stronger `perfect` is than the best other built-ins: duels decided by an SPRT.
 
     python benchmarks/perfect_strength.py [--elo1 10] [--max-games 200000] [--games 20000] [--workers N]
+                                          [--rules R ...]
 
-Runs `arena duel perfect optimal` and `arena duel perfect tactician` on `classic` and `standard`,
+Runs `arena duel perfect optimal` and `arena duel perfect tactician` on `classic` and `standard`
+(or the ``--rules`` given: presets or ruleset files),
 each until the sequential probability ratio test (elo0=0, elo1=--elo1, alpha=beta=0.05) accepts
 one hypothesis, and prints the verdict and the games it took.  Game pairs on duplicate dice make
 the test short, so its Elo interval is wide: each duel is then played again for a fixed
@@ -47,16 +49,19 @@ def main() -> None:
     parser.add_argument("--max-games", type=int, default=200_000)
     parser.add_argument("--games", type=int, default=20_000)
     parser.add_argument("--workers", type=int, default=None)
+    parser.add_argument("--rules", action="append", help="a preset or a ruleset file (repeatable)")
     args = parser.parse_args()
+    rulesets = args.rules or ["classic", "standard"]
+    width = max(9, *map(len, rulesets))
     print(f"machine: {machine()}")
     print(f"SPRT elo0=0 elo1={args.elo1:g} alpha=beta=0.05, logistic Elo, game pairs on duplicate dice")
     print(
-        f"{'rules':<9} {'perfect vs':<10} {'SPRT':<9} {'games':>6} | {'games':>6} {'score %':>17} "
+        f"{'rules':<{width}} {'perfect vs':<10} {'SPRT':<9} {'games':>6} | {'games':>6} {'score %':>17} "
         f"{'Elo':>21} {'games/s':>8}"
     )
     sprt = ["--sprt", f"elo0=0,elo1={args.elo1:g}", "--max-games", str(args.max_games)]
     fixed = ["--games", str(args.games), "--seed", "1"]
-    for rules in ("classic", "standard"):
+    for rules in rulesets:
         for opponent in ("optimal", "tactician"):
             test = duel(rules, opponent, sprt, args.workers)
             accepted = (test.get("sprt") or {}).get("accepted")
@@ -65,7 +70,7 @@ def main() -> None:
             low, high = data["score_interval"]
             elo_low, elo_high = data["elo_interval"]
             print(
-                f"{rules:<9} {opponent:<10} {verdict:<9} {test['games']:>6,} | {data['games']:>6,} "
+                f"{rules:<{width}} {opponent:<10} {verdict:<9} {test['games']:>6,} | {data['games']:>6,} "
                 f"{100 * data['score']:>5.1f} [{100 * low:.1f}, {100 * high:.1f}] "
                 f"{data['elo']:>+6.1f} [{elo_low:+.1f}, {elo_high:+.1f}] "
                 f"{data['games'] / data['seconds']:>8,.0f}"
