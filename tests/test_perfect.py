@@ -46,21 +46,28 @@ def run(*args: str, stdin: str | None = None) -> tuple[int, str, str]:
 
 
 # --------------------------------------------------------------------------- a plain second solver
-def plain_win_chances(rules: Ruleset, past_target: int) -> dict[tuple[int, int, int], float]:
-    """The chance of winning of the player to move, by (own, opponent, seat) in points, written
-    from the rules without the solver's grouping, ordering or Newton steps: every position is
-    swept again and again (plain value iteration) until nothing moves."""
+def plain_turns(rules: Ruleset) -> tuple[Callable[..., float], Callable[[int], float]]:
+    """For the plain solvers below: a turn's chance of winning given its ends, and the last
+    turn's, written from the rules without the solver's tables or sweeps."""
     table = score_table(rules)
-    rolls = {n: Counter(OUTCOME_KEYS[n]) for n in range(1, rules.dice + 1)}
-    target, exact = rules.target, rules.exact_target
-    must_roll = rules.must_roll_after_hot_dice
+    # Each roll by what it allows (points, dice left, hot dice of each keep): the same sums, faster.
+    rolls = {
+        n: Counter(
+            tuple(sorted({(k.points, k.dice_left, k.hot) for k in table.keeps[key]}))
+            for key in OUTCOME_KEYS[n]
+        )
+        for n in range(1, rules.dice + 1)
+    }
+    exact, must_roll = rules.exact_target, rules.must_roll_after_hot_dice
 
-    def turn(bank: Callable[[int], float | None], lost: float, top: int) -> float:
-        """A turn's chance: ``bank(t)`` is banking t (None: not allowed); past ``top`` it banks."""
+    def turn(bank: Callable[[int], float | None], lost: float, forfeit: float, top: int) -> float:
+        """``bank(t)`` is banking t points (None: not allowed); past ``top`` the turn banks, or
+        under an exact target is forfeited (worth ``forfeit``); a farkle is worth ``lost``."""
 
+        @cache
         def after(t: int, left: int, hot: bool) -> float:
             if exact and t > top:
-                return lost
+                return forfeit
             if t > top:
                 value = bank(t)
                 assert value is not None
@@ -74,9 +81,8 @@ def plain_win_chances(rules: Ruleset, past_target: int) -> dict[tuple[int, int, 
         @cache
         def value_of(t: int, n: int) -> float:
             total = 0.0
-            for key, count in rolls[n].items():
-                keeps = table.keeps[key]
-                best = max((after(t + k.points, k.dice_left, k.hot) for k in keeps), default=lost)
+            for keeps, count in rolls[n].items():
+                best = max((after(t + points, left, hot) for points, left, hot in keeps), default=lost)
                 total += count * best
             return total / 6**n
 
@@ -87,8 +93,17 @@ def plain_win_chances(rules: Ruleset, past_target: int) -> dict[tuple[int, int, 
         def bank(t: int) -> float:
             return 1.0 if t > behind else 0.5 if t == behind else 0.0
 
-        return turn(bank, 0.0, behind if exact else behind + 50)
+        return turn(bank, 0.0, 0.0, behind if exact else behind + 50)
 
+    return turn, last_turn
+
+
+def plain_win_chances(rules: Ruleset, past_target: int) -> dict[tuple[int, int, int], float]:
+    """The chance of winning of the player to move, by (own, opponent, seat) in points, written
+    from the rules without the solver's ordering or Newton steps: every position is swept again
+    and again (plain value iteration) until nothing moves."""
+    turn, last_turn = plain_turns(rules)
+    target, exact = rules.target, rules.exact_target
     scores = [0, *range(max(rules.entry_threshold, 50), target, 50)]
     seats = (0, 1)
     everyone_else = rules.final_round == "everyone_else"
@@ -109,7 +124,8 @@ def plain_win_chances(rules: Ruleset, past_target: int) -> dict[tuple[int, int, 
                         return 1.0 - last_turn(a + t - b)
 
                     top = target - a if exact else target + past_target - a - 50
-                    new = turn(bank, 1.0 - chance[(b, a, 1 - s)], top)
+                    lost = 1.0 - chance[(b, a, 1 - s)]
+                    new = turn(bank, lost, lost, top)
                     moved = max(moved, abs(new - chance[(a, b, s)]))
                     chance[(a, b, s)] = new
         if moved < 1e-13:
@@ -148,50 +164,9 @@ def plain_penalty_chances(rules: Ruleset, past_target: int) -> dict[tuple, float
     score, entered, streak), seat) in points, under a farkle penalty: plain value iteration over
     every such position, written from docs/rules.md's reading of the engine without the solver's
     states, ordering or tables."""
-    table = score_table(rules)
-    # Each roll by what it allows (points, dice left, hot dice of each keep): the same sums, faster.
-    rolls = {
-        n: Counter(
-            tuple(sorted({(k.points, k.dice_left, k.hot) for k in table.keeps[key]}))
-            for key in OUTCOME_KEYS[n]
-        )
-        for n in range(1, rules.dice + 1)
-    }
+    turn, last_turn = plain_turns(rules)
     target, exact = rules.target, rules.exact_target
-    must_roll = rules.must_roll_after_hot_dice
     streak_limit = rules.farkle_penalty_streak
-
-    def turn(bank: Callable[[int], float | None], lost: float, forfeit: float, top: int) -> float:
-        @cache
-        def after(t: int, left: int, hot: bool) -> float:
-            if exact and t > top:
-                return forfeit
-            if t > top:
-                value = bank(t)
-                assert value is not None
-                return value
-            roll = value_of(t, left)
-            worth = bank(t)
-            if worth is None or (hot and must_roll):
-                return roll
-            return max(worth, roll)
-
-        @cache
-        def value_of(t: int, n: int) -> float:
-            total = 0.0
-            for keeps, count in rolls[n].items():
-                best = max((after(t + points, left, hot) for points, left, hot in keeps), default=lost)
-                total += count * best
-            return total / 6**n
-
-        return value_of(0, rules.dice)
-
-    @cache
-    def last_turn(behind: int) -> float:
-        def bank(t: int) -> float:
-            return 1.0 if t > behind else 0.5 if t == behind else 0.0
-
-        return turn(bank, 0.0, 0.0, behind if exact else behind + 50)
 
     players = [
         (score, entered, streak)

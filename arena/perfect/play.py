@@ -15,6 +15,7 @@ from arena.engine.rules import POINT_STEP
 from arena.perfect.penalty import PenaltyPositions
 from arena.perfect.positions import Positions, why_not_perfect
 from arena.perfect.store import win_table
+from arena.perfect.table import entered_by_default
 from arena.perfect.turn import TurnValues, solve_turn
 
 
@@ -43,9 +44,8 @@ def turn_values(
     s = seat if positions.seats == 2 else 0
     if isinstance(positions, PenaltyPositions):
         if entered is None:
-            entered = (own > 0 or not rules.has_entry(), opponent > 0 or not rules.has_entry())
-        a = own // POINT_STEP if entered[0] else positions.unentered
-        b = opponent // POINT_STEP if entered[1] else positions.unentered
+            entered = (entered_by_default(rules, own), entered_by_default(rules, opponent))
+        a, b = table.player_index(own, entered[0]), table.player_index(opponent, entered[1])
         turn = positions.penalty_turn(table.win, table.last_turn_win, a, b, streaks[1], s)
         lost = positions.farkle_value(table.win, a, streaks[0], b, streaks[1], s)
         setup = dataclasses.replace(turn, lost=lost)

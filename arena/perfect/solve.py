@@ -15,12 +15,16 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from arena.engine.rules import Ruleset
 from arena.perfect.penalty import PenaltyPositions, solve_with_penalty
 from arena.perfect.positions import PAST_TARGET, Positions, why_not_perfect
 from arena.perfect.table import WinTable
 from arena.perfect.turn import TurnSetup, compiled_sweep, solve_turn
+
+if TYPE_CHECKING:
+    import numpy as np
 
 #: A pair of positions is solved when another Newton step would move neither by more than this.
 TOLERANCE = 1e-12
@@ -56,7 +60,6 @@ def solve(
     )
     groups = positions.groups
     must_roll = rules.must_roll_after_hot_dice
-    target = positions.target
     last_turn_win = np.array(
         [0.0]
         + [
@@ -72,15 +75,31 @@ def solve(
         win, residual = solve_with_penalty(
             positions, last_turn_win, compiled=compiled, progress=progress, on_sweep=on_sweep, initial=guess
         )
-        return WinTable(
-            rules,
-            past_target,
-            win,
-            last_turn_win,
-            residual,
-            time.perf_counter() - started,
-            "numba" if compiled else "numpy",
-        )
+    else:
+        win, residual = _solve_by_pairs(positions, last_turn_win, compiled, progress)
+    return WinTable(
+        rules,
+        past_target,
+        win,
+        last_turn_win,
+        residual,
+        time.perf_counter() - started,
+        "numba" if compiled else "numpy",
+    )
+
+
+def _solve_by_pairs(
+    positions: Positions,
+    last_turn_win: np.ndarray,
+    compiled: bool,
+    progress: Callable[[int, int], None] | None,
+) -> tuple[np.ndarray, float]:
+    """Every position, by falling score sum, a pair at a time (the module's docstring)."""
+    import numpy as np
+
+    groups = positions.groups
+    must_roll = positions.rules.must_roll_after_hot_dice
+    target = positions.target
     win = np.zeros((positions.seats, target, target))
     scores = positions.scores
     valid = set(scores)
@@ -111,15 +130,7 @@ def solve(
             residual = max(residual, gap)
         if progress is not None:
             progress(done, total)
-    return WinTable(
-        rules,
-        past_target,
-        win,
-        last_turn_win,
-        residual,
-        time.perf_counter() - started,
-        "numba" if compiled else "numpy",
-    )
+    return win, residual
 
 
 def _solve_pair(

@@ -24,6 +24,12 @@ def ruleset_key(rules: Ruleset, past_target: int) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:20]
 
 
+def entered_by_default(rules: Ruleset, score: int) -> bool:
+    """Whether a player with ``score`` points is taken to have entered when nobody says: yes
+    with points or without an entry threshold (at 0 points under a penalty it may be either)."""
+    return score > 0 or not rules.has_entry()
+
+
 @dataclass(frozen=True)
 class WinTable:
     """Win chances under mutual perfect play, two players.
@@ -48,10 +54,10 @@ class WinTable:
     @property
     def first_player_win(self) -> float:
         """Seat 0's chance of winning from the first turn of the game."""
-        start = self._index(0, entered=not self.rules.has_entry())
+        start = self.player_index(0, entered=not self.rules.has_entry())
         return float(self.win[(0, start, 0, start, 0)[: self.win.ndim]])
 
-    def _index(self, score: int, entered: bool) -> int:
+    def player_index(self, score: int, entered: bool) -> int:
         """A player's index in ``win``: the score in units of 50, or under a farkle penalty the
         last index for a player not entered yet (see :mod:`arena.perfect.penalty`)."""
         return score // POINT_STEP if entered or self.win.ndim == 3 else self.win.shape[1] - 1
@@ -85,8 +91,8 @@ class WinTable:
         if self.win.ndim == 3:
             return float(self.win[s, own // POINT_STEP, opponent // POINT_STEP])
         if entered is None:
-            entered = (own > 0 or not self.rules.has_entry(), opponent > 0 or not self.rules.has_entry())
-        a, b = self._index(own, entered[0]), self._index(opponent, entered[1])
+            entered = (entered_by_default(self.rules, own), entered_by_default(self.rules, opponent))
+        a, b = self.player_index(own, entered[0]), self.player_index(opponent, entered[1])
         return float(self.win[s, a, streaks[0], b, streaks[1]])
 
     def save(self, path: Path) -> None:
