@@ -191,7 +191,7 @@ def solve_with_penalty(
                                 win, last_turn_win, own, opp, o, seat
                             )
                         lost = positions.farkle_value(win, own, m, opp, o, seat)
-                        value = start(_with_lost(setup, lost))
+                        value = start(setup.with_lost(lost))
                         change = max(change, abs(value - win[seat, own, m, opp, o]))
                         win[seat, own, m, opp, o] = value
             done += len(by_level[level]) * streaks**2 * seats
@@ -245,7 +245,3 @@ def turn_start_value(groups: RollGroups, must_roll: bool, compiled: bool) -> Cal
         )
 
     return start
-
-
-def _with_lost(setup: TurnSetup, lost: float) -> TurnSetup:
-    return TurnSetup(setup.bank_value, setup.bank_ok, setup.rows, setup.forfeit_from, lost, setup.forfeit)

@@ -7,7 +7,6 @@ scores, the turn from there is solved again with those chances at its ends
 
 from __future__ import annotations
 
-import dataclasses
 from functools import lru_cache
 
 from arena.engine import Action, Ruleset, TurnView
@@ -48,7 +47,7 @@ def turn_values(
         a, b = table.player_index(own, entered[0]), table.player_index(opponent, entered[1])
         turn = positions.penalty_turn(table.win, table.last_turn_win, a, b, streaks[1], s)
         lost = positions.farkle_value(table.win, a, streaks[0], b, streaks[1], s)
-        setup = dataclasses.replace(turn, lost=lost)
+        setup = turn.with_lost(lost)
     else:
         setup = positions.turn(table.win, table.last_turn_win, own // POINT_STEP, opponent // POINT_STEP, s)
     return solve_turn(positions.groups, rules.must_roll_after_hot_dice, setup)

@@ -12,7 +12,6 @@ by score sum as in their Farkle work.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -108,7 +107,7 @@ def _solve_by_pairs(
     residual = 0.0
 
     def value(setup: TurnSetup, lost: float) -> tuple[float, float]:
-        solved = solve_turn(groups, must_roll, dataclasses.replace(setup, lost=lost), compiled=compiled)
+        solved = solve_turn(groups, must_roll, setup.with_lost(lost), compiled=compiled)
         return float(solved.value[0, -1]), float(solved.lost_prob[0, -1])
 
     for level in range(2 * (target - 1), -1, -1):

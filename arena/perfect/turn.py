@@ -43,6 +43,10 @@ class TurnSetup:
     lost: float  # the chance of winning after a farkle (and a forfeited turn, unless ``forfeit``)
     forfeit: float | None = None  # after a forfeited turn, where it differs (a farkle penalty)
 
+    def with_lost(self, lost: float) -> TurnSetup:
+        """The same turn ends, with losing the turn worth ``lost``."""
+        return TurnSetup(self.bank_value, self.bank_ok, self.rows, self.forfeit_from, lost, self.forfeit)
+
     @property
     def forfeit_value(self) -> float:
         return self.lost if self.forfeit is None else self.forfeit
