@@ -11,9 +11,12 @@ bots").  In the order they are raised:
 - ``hidden``: the run folder is covered by an empty read-only tmpfs in the seat's mount
   namespace, so it can't read the spec (the seed) or the games written so far.
 - ``limits``: the kernel resource limits of :class:`~arena.sandbox.limits.SeatLimits`.
+- ``own-root``: a minimal root of its own (:mod:`arena.sandbox.seat_root`): the runtime and
+  its entry's files, read-only, and a scratch folder of bounded size; nothing else.
+- ``pids-cgroup``, ``memory-cgroup``: as root, the seat and all it starts are counted together
+  in control groups of their own (:mod:`arena.sandbox.cgroups`).
 - ``no-capabilities``: when arena runs as root, the seat keeps uid 0 but loses every
-  capability for good, and its processes are counted in a pids cgroup of its own
-  (``pids-cgroup``), since RLIMIT_NPROC does not bind root.
+  capability for good.
 - ``landlock``: where the kernel offers Landlock, the seat may create, write or delete files
   only in its own scratch folder (``$TMPDIR``); ``no_new_privs`` is set with it.
 
@@ -120,6 +123,11 @@ def _mount(source: str, target: str, fstype: str | None, flags: int, data: str |
     return result == 0
 
 
+def detach(target: str) -> bool:
+    """Unmount ``target`` and every mount below it (lazily, as ``umount -l``)."""
+    return libc().umount2(target.encode(), ctypes.c_int(2)) == 0  # MNT_DETACH
+
+
 def private_views(hidden: Sequence[Path]) -> tuple[bool, bool]:
     """In process 1 of the new namespaces: a fresh /proc, and an empty read-only tmpfs over each
     of ``hidden``.  Returns (fresh /proc, every hidden path covered)."""
@@ -175,60 +183,13 @@ def drop_capabilities() -> bool:
     return lib.capset(header, data) == 0
 
 
-PIDS_CGROUP_ROOTS = (Path("/sys/fs/cgroup/pids"), Path("/sys/fs/cgroup"))
-
-
-def pids_cgroup_of(reaper: int) -> Path | None:
-    """The pids cgroup :func:`join_pids_cgroup` made for the seat whose reaper is ``reaper``."""
-    for base in PIDS_CGROUP_ROOTS:
-        group = base / f"arena-seat-{reaper}"
-        if group.is_dir():
-            return group
-    return None
-
-
-def sweep_stale_cgroups() -> None:
-    """Remove the empty pids cgroups of seats whose reaper no longer exists (left behind when a
-    process that owned seats was killed before it could remove them)."""
-    for base in PIDS_CGROUP_ROOTS:
-        try:
-            groups = list(base.glob("arena-seat-*"))
-        except OSError:
-            continue
-        for group in groups:
-            try:
-                os.kill(int(group.name.rpartition("-")[2]), 0)
-                continue  # its reaper lives: in use
-            except ProcessLookupError:
-                pass
-            except (OSError, ValueError):
-                continue
-            with contextlib.suppress(OSError):
-                group.rmdir()  # fails while anything is still in it
-
-
-def join_pids_cgroup(limit: int, reaper: int) -> Path | None:
-    """As root, where the pids cgroup controller is mounted: move this process (the seat) into
-    a new cgroup, named after its ``reaper``, that allows ``limit`` processes and threads, so
-    whatever it forks is counted there (RLIMIT_NPROC does not bind root).  Returns the cgroup's
-    folder; None where it can't be made.  The parent kills a seat through this list of its
-    processes and removes the folder once the reaper has reaped the seat."""
-    if os.geteuid() != 0:
-        return None
-    for base in PIDS_CGROUP_ROOTS:
-        if not (base / "cgroup.procs").exists():
-            continue
-        group = base / f"arena-seat-{reaper}"
-        try:
-            group.mkdir(exist_ok=True)
-            (group / "pids.max").write_text(str(limit))
-            (group / "cgroup.procs").write_text(str(os.getpid()))  # as this PID namespace numbers it
-        except OSError:
-            with contextlib.suppress(OSError):
-                group.rmdir()
-            continue
-        return group
-    return None
+def load_binding() -> None:
+    """Import the Landlock binding and the C library in arena's process, before a seat is
+    forked: the seat raises its walls after it has moved into a root of its own, where arena's
+    installed packages may not be."""
+    libc()
+    with contextlib.suppress(ImportError):
+        import landlock  # noqa: F401
 
 
 def restrict_writes(scratch: Path) -> bool:

@@ -28,8 +28,9 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from arena.players.timeout import MoveTimeout
-from arena.sandbox import confine, wire
+from arena.sandbox import cgroups, confine, wire
 from arena.sandbox.limits import SeatLimits
+from arena.sandbox.seat_root import RootError, SeatView, enter_seat_root
 
 #: The last this many characters of a seat's stderr are kept, to explain a seat that fails to start.
 STDERR_TAIL = 400
@@ -51,8 +52,13 @@ class SeatProcess:
         hidden: Sequence[Path] = (),
         cwd: str | None = None,
         environment: Mapping[str, str] | None = None,
+        exposed: Sequence[Path] | None = None,
     ) -> None:
+        """``exposed``: the paths the seat may read (:mod:`arena.sandbox.exposure`); with them
+        it runs in a minimal root of its own where the kernel allows, without them it sees the
+        whole file system (read-only where Landlock exists)."""
         self.argv = list(argv)
+        self.exposed = None if exposed is None else tuple(exposed)
         self.limits = limits
         self._open_log = log  # called on the seat's first stderr output, so silent seats leave no file
         self.log: BinaryIO | None = None
@@ -72,6 +78,7 @@ class SeatProcess:
     # ------------------------------------------------------------------ starting
     def start(self) -> None:
         """Fork the reaper, which forks the seat; returns at once (the seat says hello later)."""
+        confine.load_binding()
         scratch = Path(tempfile.mkdtemp(prefix="arena-seat-"))
         self._scratch = scratch
         to_seat_r, to_seat_w = os.pipe()
@@ -253,12 +260,12 @@ class SeatProcess:
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
     def _kill(self) -> None:
-        group = confine.pids_cgroup_of(self.pid)
+        groups = cgroups.seat_groups(self.pid)
+        group = groups[0] if groups else None
         if group is not None:
-            with contextlib.suppress(OSError, ValueError):
-                for pid in (group / "cgroup.procs").read_text().split():
-                    with contextlib.suppress(OSError):
-                        os.kill(int(pid), signal.SIGKILL)
+            for pid in cgroups.processes_in(groups):
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
             give_up = time.monotonic() + 1.0
             while time.monotonic() < give_up:
                 with contextlib.suppress(ChildProcessError):
@@ -306,22 +313,8 @@ class SeatProcess:
             shutil.rmtree(self._scratch, ignore_errors=True)
             self._scratch = None
 
-    def _remove_cgroup(self) -> None:
-        """Remove the seat's pids cgroup (see confine.join_pids_cgroup) once it is empty."""
-        group = confine.pids_cgroup_of(self.pid)
-        if group is None:
-            return
-        for _ in range(50):
-            try:
-                group.rmdir()
-                return
-            except FileNotFoundError:
-                return
-            except OSError:
-                time.sleep(0.01)  # the last of its processes are still exiting
-
     def _close_fds(self) -> None:
-        self._remove_cgroup()
+        cgroups.remove_seat_groups(self.pid)
         for fd in (self._to, self._from, self._err):
             with contextlib.suppress(OSError):
                 os.close(fd)
@@ -394,8 +387,18 @@ def _reaper_and_seat(
                 layers.append("private-proc")
             if covered and seat.hidden:
                 layers.append("hidden")
-        if confine.join_pids_cgroup(seat.limits.processes, reaper) is not None:
-            layers.append("pids-cgroup")
+        counted = cgroups.join_seat_groups(seat.limits.memory_mb, seat.limits.processes, reaper)
+        layers += [name for name, done in zip(("pids-cgroup", "memory-cgroup"), counted, strict=True) if done]
+        if in_namespaces and seat.exposed is not None:
+            view = SeatView(seat.exposed, scratch, seat.limits.file_size_mb, Path(seat.cwd), seat.hidden)
+            try:
+                enter_seat_root(view)
+                layers.append("own-root")
+            except (RootError, OSError):
+                # Left as it was: the walls below still stand (docs/security.md, fallbacks).
+                with contextlib.suppress(OSError):
+                    confine.detach(str(scratch))
+                os.chdir(seat.cwd)
         confine.set_limits(seat.limits, count_processes=user_namespace)
         layers.append("limits")
         if confine.restrict_writes(scratch):
@@ -428,20 +431,15 @@ def _reap(child: int, limits: SeatLimits, parent: int) -> None:
         end_seat(signal.SIGTERM, None)
     try:
         _, status, usage = os.wait4(child, 0)
-        group = confine.pids_cgroup_of(os.getpid())
-        for _ in range(50 if group is not None else 0):
-            try:
-                group.rmdir()
-                break
-            except FileNotFoundError:
-                break
-            except OSError:
-                time.sleep(0.01)  # the seat's last processes are still exiting
+        over_memory = cgroups.went_over_memory(cgroups.seat_groups(os.getpid()))
+        cgroups.remove_seat_groups(os.getpid())
         cpu = usage.ru_utime + usage.ru_stime
         if os.WIFSIGNALED(status):
             number = os.WTERMSIG(status)
             if cpu >= limits.cpu_seconds:
                 how = f"went over its CPU time limit ({limits.cpu_seconds} s)"
+            elif number == signal.SIGKILL and over_memory:
+                how = f"went over its memory limit ({limits.memory_mb} MiB for all its processes)"
             elif number == signal.SIGXFSZ:
                 how = f"wrote past its file size limit ({limits.file_size_mb} MiB)"
             else:

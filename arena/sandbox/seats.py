@@ -19,7 +19,7 @@ import re
 import shlex
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -29,7 +29,7 @@ from arena.players.loading import PlayerSpec, StrategyError, split_spec
 from arena.players.match import ReportedFailure, shorten
 from arena.players.protocol import GameInfo
 from arena.players.timeout import MoveTimeout
-from arena.sandbox import confine, wire
+from arena.sandbox import cgroups, confine, exposure, wire
 from arena.sandbox.limits import SeatLimits
 from arena.sandbox.process import NoReply, SeatProcess
 
@@ -200,9 +200,7 @@ class SeatPool:
     def _process(self, index: int) -> SeatProcess:
         """A started seat process for player ``index`` (not yet greeted)."""
         player = self.players[index]
-        process = SeatProcess(
-            seat_argv(player.text), self.limits, log=lambda: self._log(index), hidden=self.place.hidden
-        )
+        process = new_seat_process(player.text, self.limits, self.place.hidden, log=lambda: self._log(index))
         process.start()
         return process
 
@@ -218,10 +216,25 @@ class SeatPool:
             process.close()
         self._live.clear()
         self._starting.clear()
-        confine.sweep_stale_cgroups()
+        cgroups.sweep_stale_groups()
         for log in self._logs.values():
             log.close()
         self._logs.clear()
+
+
+def new_seat_process(
+    text: str,
+    limits: SeatLimits,
+    hidden: Sequence[Path] = (),
+    *,
+    log: Callable[[], BinaryIO | None] | None = None,
+) -> SeatProcess:
+    """A seat process (not started) for the player spec ``text``, in a root of its own that
+    holds the runtime and the entry's own files (:mod:`arena.sandbox.exposure`)."""
+    argv = seat_argv(text)
+    cwd = Path.cwd()
+    seen = exposure.seat_paths(argv, text, command=is_command(text), cwd=cwd, hidden=hidden)
+    return SeatProcess(argv, limits, log=log, hidden=hidden, cwd=str(cwd), exposed=seen)
 
 
 def handshake(process: SeatProcess, move_timeout: float | None, random_seed: int) -> dict[str, Any]:
@@ -273,8 +286,8 @@ def load_isolated_player(text: str, limits: SeatLimits, move_timeout: float | No
     text = text.strip()
     if not text:
         raise StrategyError("empty player spec")
-    argv = seat_argv(text)
-    process = SeatProcess(argv, limits)
+    process = new_seat_process(text, limits)
+    argv = process.argv
     process.start()
     try:
         reply = handshake(process, move_timeout, 0)

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from tqdm import tqdm
 
 from arena.sandbox import NOWHERE, SeatPlace
-from arena.sandbox.confine import sweep_stale_cgroups
+from arena.sandbox.cgroups import sweep_stale_groups
 from arena.tournament.batch import BatchResult
 from arena.tournament.chunks import chunk_count, chunk_jobs
 from arena.tournament.interrupts import StopState, stop_signals
@@ -192,6 +192,6 @@ def run_tournament(
         bar.close()
         folder.close()
         if spec.isolated:  # a run stopped by a signal may leave its seats' cgroups behind
-            sweep_stale_cgroups()
+            sweep_stale_groups()
     seconds = time.perf_counter() - began
     return RunOutcome(total, written, written - start, seconds, faults, interrupted, error, terminated)
