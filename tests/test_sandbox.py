@@ -28,7 +28,7 @@ import pytest
 from arena.engine import PRESETS, SHORT, STANDARD, Action, Game, Ruleset, load_ruleset
 from arena.players.timeout import MoveTimeout
 from arena.sandbox import SeatLimits, load_player, wire
-from arena.sandbox.confine import pids_cgroup_of
+from arena.sandbox.cgroups import seat_groups
 from arena.sandbox.process import NoReply, SeatProcess
 from arena.tournament import TournamentSpec, run_tournament
 from arena.tournament.run_folder import RunFolder
@@ -755,7 +755,7 @@ def test_a_seat_killed_as_its_move_timer_fires_leaves_nothing_behind(tmp_path: P
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
     assert not process.alive and not alive(process.pid)
-    assert pids_cgroup_of(process.pid) is None
+    assert seat_groups(process.pid) == []
 
 
 # ------------------------------------------------------ arena's process dies under its seats
@@ -779,12 +779,12 @@ def test_a_seat_whose_chunk_process_dies_leaves_no_cgroup(tmp_path: Path) -> Non
     with at_most(20):
         reaper = int(os.read(report_r, 100))
     os.close(report_r)
-    seat_group = pids_cgroup_of(reaper)
+    seat_group = seat_groups(reaper)
     os.kill(chunk, signal.SIGKILL)
     os.waitpid(chunk, 0)
     give_up = time.monotonic() + 3
-    while time.monotonic() < give_up and (alive(reaper) or pids_cgroup_of(reaper) is not None):
+    while time.monotonic() < give_up and (alive(reaper) or seat_groups(reaper)):
         time.sleep(0.02)
     assert not alive(reaper)
-    if seat_group is not None:  # (only where arena runs as root with a pids cgroup controller)
-        assert pids_cgroup_of(reaper) is None
+    if seat_group:  # (only where arena runs as root with cgroup controllers)
+        assert seat_groups(reaper) == []

@@ -123,6 +123,16 @@ def _mount(source: str, target: str, fstype: str | None, flags: int, data: str |
     return result == 0
 
 
+def own_mount_namespace() -> bool:
+    """Unshare the mount namespace once more, in the seat: its mounts (a fresh /proc, its own
+    root) must not reach its reaper, which shares the namespace made for both and keeps the
+    host's view (to remove the seat's control groups)."""
+    try:
+        return libc().unshare(CLONE_NEWNS) == 0
+    except (OSError, AttributeError):
+        return False
+
+
 def detach(target: str) -> bool:
     """Unmount ``target`` and every mount below it (lazily, as ``umount -l``)."""
     return libc().umount2(target.encode(), ctypes.c_int(2)) == 0  # MNT_DETACH

@@ -113,14 +113,29 @@ class Host:
         )
         self.spec = spec
         while True:
-            message = self._next()
+            try:
+                message = self._next()
+            except wire.ProtocolError as exc:  # one answer a message, so the exchange keeps in step
+                send(wire.reply("error", reason=f"protocol: {exc}"))
+                continue
             if message is None or message["type"] == "bye":
                 return
-            send(self._answer(message))
+            send(self.answer(message))
 
     def _next(self) -> dict[str, Any] | None:
         line = self.lines.next()
         return None if line is None else wire.decode(line)
+
+    def answer(self, message: dict[str, Any]) -> bytes:
+        """The reply to one message from arena: never raises, whatever the message holds (a
+        message the host can't read is answered ``error``, and the strategy loses that game)."""
+        try:
+            return self._answer(message)
+        except Exception as exc:
+            kind = message.get("type")
+            what = kind if isinstance(kind, str) and len(kind) <= 20 else "a"
+            reason = f"protocol: the host could not read {what} message ({type(exc).__name__})"
+            return wire.reply("error", reason=reason)
 
     def _answer(self, message: dict[str, Any]) -> bytes:
         kind = message["type"]

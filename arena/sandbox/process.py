@@ -380,7 +380,7 @@ def _reaper_and_seat(
     # The seat: process 1 of its namespaces, if they were made.
     try:
         confine.die_with_parent(signal.SIGKILL)
-        if in_namespaces:
+        if in_namespaces and confine.own_mount_namespace():
             layers.append("namespaces")
             fresh_proc, covered = confine.private_views(seat.hidden)
             if fresh_proc:
@@ -389,7 +389,7 @@ def _reaper_and_seat(
                 layers.append("hidden")
         counted = cgroups.join_seat_groups(seat.limits.memory_mb, seat.limits.processes, reaper)
         layers += [name for name, done in zip(("pids-cgroup", "memory-cgroup"), counted, strict=True) if done]
-        if in_namespaces and seat.exposed is not None:
+        if "namespaces" in layers and seat.exposed is not None:
             view = SeatView(seat.exposed, scratch, seat.limits.file_size_mb, Path(seat.cwd), seat.hidden)
             try:
                 enter_seat_root(view)

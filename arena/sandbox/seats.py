@@ -110,11 +110,23 @@ class RemoteSeat:
     def _call(self, message: bytes, expected: str) -> dict[str, Any]:
         process = self._process
         if not process.alive:
-            raise ReportedFailure("error", process.ended or "the seat's process has ended")
+            raise ReportedFailure("error", shorten(process.ended or "the seat's process has ended"))
         try:
             reply, late = process.request(message, self._limit, self._grace)
         except NoReply:
             raise MoveTimeout from None
+        try:
+            return self._read(reply, late, expected)
+        except (ReportedFailure, MoveTimeout):
+            raise
+        except Exception as exc:  # whatever the seat sent, arena's own code must not fail on it
+            process.kill()
+            reason = f"protocol: a reply arena could not read ({type(exc).__name__})"
+            raise ReportedFailure("error", reason) from None
+
+    def _read(self, reply: dict[str, Any], late: bool, expected: str) -> dict[str, Any]:
+        """The reply if it is the one ``expected`` (in time), else the fault it stands for."""
+        process = self._process
         kind = reply["type"]
         if kind == expected:
             if late:
@@ -181,6 +193,9 @@ class SeatPool:
             except ReportedFailure as failure:
                 self._failed[index] = failure
                 raise
+            except StrategyError as exc:  # the program went away between the load and this chunk
+                self._failed[index] = ReportedFailure("error", shorten(str(exc)))
+                raise self._failed[index] from None
             self._live[index] = live
         process, name, keeps = live
         return RemoteSeat(process, name, self.move_timeout, self.limits.grace, keeps)
@@ -239,7 +254,7 @@ def new_seat_process(
 
 def handshake(process: SeatProcess, move_timeout: float | None, random_seed: int) -> dict[str, Any]:
     """Say hello and check the answer: the seat's hello, with a one-line ``name``.  Raises
-    ReportedFailure (and kills the seat) otherwise."""
+    ReportedFailure (and kills the seat) otherwise, whatever the seat sent."""
     limits = process.limits
     try:
         reply, _ = process.request(wire.hello(move_timeout, random_seed), limits.start_seconds, 0.0)
@@ -247,6 +262,17 @@ def handshake(process: SeatProcess, move_timeout: float | None, random_seed: int
         raise ReportedFailure(
             "error", f"the seat did not say hello within {limits.start_seconds:g} s of starting"
         ) from None
+    try:
+        return _checked_hello(process, reply)
+    except ReportedFailure:
+        raise
+    except Exception as exc:  # whatever the seat sent, arena's own code must not fail on it
+        process.kill()
+        reason = f"protocol: a hello arena could not read ({type(exc).__name__})"
+        raise ReportedFailure("error", reason) from None
+
+
+def _checked_hello(process: SeatProcess, reply: dict[str, Any]) -> dict[str, Any]:
     kind = reply["type"]
     problem = None
     if kind != "hello":
@@ -301,14 +327,35 @@ def load_isolated_player(text: str, limits: SeatLimits, move_timeout: float | No
     about = reply.get("about") if isinstance(reply.get("about"), dict) else {}
     if is_command(text):
         return PlayerSpec(text, name, None, {}, "command", isolated=True, about=f"the program {argv[0]}")
-    params = about.get("params") if isinstance(about.get("params"), dict) else {}
     label = about.get("label") if isinstance(about.get("label"), str) and about.get("label") else name
     return PlayerSpec(
         text,
         " ".join(label.split()),
         None,
-        params,
-        str(about.get("source", "file")),
+        _plain_params(about.get("params")),
+        _text(about.get("source"), "file", 40),
         isolated=True,
-        about=str(about.get("description", "")),
+        about=_text(about.get("description"), "", 300),
     )
+
+
+#: What a seat may say its parameters are: a few names with plain values.
+MAX_PARAMS = 64
+
+
+def _plain_params(value: Any) -> dict[str, Any]:
+    """A seat's parameters as arena keeps them: text names with plain values (text, a number
+    or a truth value), at most :data:`MAX_PARAMS`; anything else in its hello is left out."""
+    if not isinstance(value, dict):
+        return {}
+    plain = {
+        k: v
+        for k, v in value.items()
+        if isinstance(k, str) and len(k) <= 100 and isinstance(v, str | int | float)
+    }
+    return {k: (shorten(v, 300) if isinstance(v, str) else v) for k, v in list(plain.items())[:MAX_PARAMS]}
+
+
+def _text(value: Any, default: str, limit: int) -> str:
+    """A text field of a seat's hello, cut to ``limit``; ``default`` if it is not text."""
+    return shorten(" ".join(value.split()), limit) if isinstance(value, str) else default

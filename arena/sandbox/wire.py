@@ -35,6 +35,8 @@ if TYPE_CHECKING:
 PROTOCOL_VERSION = 1
 #: The longest line either side accepts (bytes).
 MAX_LINE = 1 << 20
+#: The deepest a message may nest lists and objects (the deepest message of protocol 1 nests 3).
+MAX_DEPTH = 16
 
 
 class ProtocolError(ValueError):
@@ -59,17 +61,48 @@ def _line(message: dict[str, Any]) -> bytes:
     return _msgspec()[0].encode(message) + b"\n"
 
 
-def decode(line: bytes) -> dict[str, Any]:
-    """One message as a dict with a string ``type``; :class:`ProtocolError` otherwise."""
-    import msgspec
+def _quoted(line: bytes) -> str:
+    """The start of a line, quoted with its control characters escaped: at most about 100
+    characters, whatever the line holds."""
+    text = repr(line[:60].decode(errors="replace").strip())
+    return text if len(text) <= 100 else text[:99] + "…"
 
+
+def _depth(value: Any) -> int:
+    """How deeply ``value`` nests lists and objects (a scalar is 0), counted without recursion."""
+    deepest = 0
+    stack = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            item = item.values()
+        elif not isinstance(item, list):
+            continue
+        deepest = max(deepest, level)
+        if level > MAX_DEPTH:
+            break
+        stack.extend((child, level + 1) for child in item)
+    return deepest
+
+
+def decode(line: bytes) -> dict[str, Any]:
+    """One message as a dict with a string ``type``; :class:`ProtocolError` otherwise.
+
+    Whatever the line holds: the decoder's own failures (a line nested so deeply that it runs
+    out of stack raises RecursionError, not a decoding error) are protocol errors too, and a
+    message nested deeper than :data:`MAX_DEPTH` is refused, so that no later ``str`` or
+    ``repr`` of a field it holds can fail."""
     try:
         message = _msgspec()[1].decode(line)
-    except (msgspec.DecodeError, ValueError):
-        text = line[:80].decode(errors="replace").strip()
-        raise ProtocolError(f"not a JSON line: {text!r}") from None
+    except Exception as exc:  # msgspec.DecodeError, ValueError, RecursionError, MemoryError...
+        if isinstance(exc, RecursionError):
+            raise ProtocolError(f"a line nested deeper than {MAX_DEPTH} levels") from None
+        raise ProtocolError(f"not a JSON line: {_quoted(line)}") from None
     if not isinstance(message, dict) or not isinstance(message.get("type"), str):
-        raise ProtocolError(f"not a message (a JSON object with a type): {line[:80]!r}")
+        raise ProtocolError(f"not a message (a JSON object with a type): {_quoted(line)}")
+    # Counting brackets is C-speed; only a line with many of them is walked.
+    if line.count(b"[") + line.count(b"{") > MAX_DEPTH and _depth(message) > MAX_DEPTH:
+        raise ProtocolError(f"a line nested deeper than {MAX_DEPTH} levels")
     return message
 
 
