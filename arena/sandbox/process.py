@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from arena.players.timeout import MoveTimeout
-from arena.sandbox import cgroups, confine, wire
+from arena.sandbox import cgroups, confine, syscalls, wire
 from arena.sandbox.limits import SeatLimits
 from arena.sandbox.seat_root import RootError, SeatView, enter_seat_root
 
@@ -79,6 +79,7 @@ class SeatProcess:
     def start(self) -> None:
         """Fork the reaper, which forks the seat; returns at once (the seat says hello later)."""
         confine.load_binding()
+        syscalls.load()
         scratch = Path(tempfile.mkdtemp(prefix="arena-seat-"))
         self._scratch = scratch
         to_seat_r, to_seat_w = os.pipe()
@@ -405,6 +406,8 @@ def _reaper_and_seat(
             layers.append("landlock")
         if confine.drop_capabilities():
             layers.append("no-capabilities")
+        if syscalls.restrict_system_calls():
+            layers.append("seccomp")
         env = seat_environment(scratch, seat.environment, layers)
         os.execve(seat.argv[0], seat.argv, env)
     except BaseException as exc:

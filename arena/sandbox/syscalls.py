@@ -1,0 +1,116 @@
+"""The system calls a seat may not make: a seccomp filter, compiled by libseccomp.
+
+The seat's other walls (its own root, namespaces, no capabilities, Landlock) already refuse
+most of what is listed here.  The filter closes the rest and narrows the kernel a hostile entry
+can reach: it can't make new namespaces (a user namespace would give it capabilities over
+mounts of its own), mount or pivot anything, trace or read other processes, load kernel
+modules or BPF programs, open files by handle, use io_uring (whose operations seccomp can't
+see), keyrings, ``perf_event_open`` or ``userfaultfd``, or set the clock.  Each such call fails
+with ``EPERM`` (``clone3`` with ``ENOSYS``, so the C library falls back to ``clone``, whose
+namespace flags the filter can check), and a system call of another architecture's table
+(the 32-bit ABI on x86-64) ends the process.
+
+libseccomp (``libseccomp.so.2``, part of every mainstream distribution) turns the list into
+the BPF program for this machine's architecture; arena binds it through ctypes.  Where it is
+missing the seat runs without this layer (``$ARENA_SEAT_LAYERS`` has no ``seccomp``).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import errno
+
+from arena.sandbox.confine import prctl
+
+#: Calls refused with EPERM.
+DENIED = (
+    "mount", "umount2", "pivot_root", "chroot", "unshare", "setns", "mount_setattr", "fsopen",
+    "fsmount", "fsconfig", "fspick", "move_mount", "open_tree", "ptrace", "process_vm_readv",
+    "process_vm_writev", "kcmp", "kexec_load", "kexec_file_load", "init_module", "finit_module",
+    "delete_module", "bpf", "perf_event_open", "userfaultfd", "keyctl", "add_key", "request_key",
+    "swapon", "swapoff", "reboot", "syslog", "acct", "open_by_handle_at", "name_to_handle_at",
+    "quotactl", "lookup_dcookie", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "settimeofday", "clock_settime", "clock_adjtime", "adjtimex", "sethostname", "setdomainname",
+    "iopl", "ioperm", "vhangup", "uselib", "nfsservctl",
+)  # fmt: skip
+#: clone's flags that make new namespaces: a clone with any of them is refused.
+NAMESPACE_FLAGS = (0x00020000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000, 0x02000000)
+SCMP_ACT_ALLOW = 0x7FFF0000
+SCMP_CMP_MASKED_EQ = 7
+PR_SET_NO_NEW_PRIVS = 38
+
+
+def scmp_act_errno(number: int) -> int:
+    return 0x00050000 | (number & 0xFFFF)
+
+
+DENY = scmp_act_errno(errno.EPERM)
+
+
+class _ArgCompare(ctypes.Structure):
+    _fields_ = [
+        ("arg", ctypes.c_uint),
+        ("op", ctypes.c_int),
+        ("datum_a", ctypes.c_uint64),
+        ("datum_b", ctypes.c_uint64),
+    ]
+
+
+_library: ctypes.CDLL | None = None
+
+
+def load() -> bool:
+    """Load libseccomp (in arena's process, before a seat is forked); False where it is
+    missing."""
+    global _library
+    if _library is None:
+        name = ctypes.util.find_library("seccomp") or "libseccomp.so.2"
+        try:
+            library = ctypes.CDLL(name, use_errno=True)
+        except OSError:
+            return False
+        library.seccomp_init.restype = ctypes.c_void_p
+        library.seccomp_init.argtypes = [ctypes.c_uint32]
+        library.seccomp_syscall_resolve_name.argtypes = [ctypes.c_char_p]
+        library.seccomp_rule_add_array.argtypes = [
+            ctypes.c_void_p,
+            ctypes.c_uint32,
+            ctypes.c_int,
+            ctypes.c_uint,
+            ctypes.POINTER(_ArgCompare),
+        ]
+        library.seccomp_load.argtypes = [ctypes.c_void_p]
+        library.seccomp_release.argtypes = [ctypes.c_void_p]
+        _library = library
+    return True
+
+
+def restrict_system_calls() -> bool:
+    """In the seat, just before it runs the seat program: install the filter (for this process
+    and everything it starts, for good).  False where libseccomp is missing or refuses."""
+    if not load() or _library is None:
+        return False
+    lib = _library
+    if not prctl(PR_SET_NO_NEW_PRIVS, 1):  # a filter may be installed without capabilities
+        return False
+    context = lib.seccomp_init(SCMP_ACT_ALLOW)
+    if not context:
+        return False
+    try:
+        for name in DENIED:
+            number = lib.seccomp_syscall_resolve_name(name.encode())
+            if number >= 0 and lib.seccomp_rule_add_array(context, DENY, number, 0, None):
+                return False
+        clone3 = lib.seccomp_syscall_resolve_name(b"clone3")
+        if clone3 >= 0 and lib.seccomp_rule_add_array(context, scmp_act_errno(errno.ENOSYS), clone3, 0, None):
+            return False
+        clone = lib.seccomp_syscall_resolve_name(b"clone")
+        for flag in NAMESPACE_FLAGS:
+            # The flags are clone's first argument on every architecture but s390 (second).
+            condition = _ArgCompare(0, SCMP_CMP_MASKED_EQ, flag, flag)
+            if lib.seccomp_rule_add_array(context, DENY, clone, 1, ctypes.byref(condition)):
+                return False
+        return lib.seccomp_load(context) == 0
+    finally:
+        lib.seccomp_release(context)
