@@ -47,7 +47,8 @@ def seat_options(command: Callable[..., Any]) -> Callable[..., Any]:
             default=_DEFAULTS.memory_mb,
             show_default=True,
             metavar="MIB",
-            help="Isolated seats: address space per seat process (RLIMIT_AS).",
+            help="Isolated seats: memory of a seat and all it starts (as root), and address space "
+            "per process (RLIMIT_AS).",
         ),
         click.option(
             "--seat-cpu",
@@ -63,7 +64,7 @@ def seat_options(command: Callable[..., Any]) -> Callable[..., Any]:
             default=_DEFAULTS.processes,
             show_default=True,
             metavar="N",
-            help="Isolated seats: processes and threads per seat.",
+            help="Isolated seats: processes and threads of a seat and all it starts.",
         ),
         click.option(
             "--seat-file-size",
@@ -71,7 +72,8 @@ def seat_options(command: Callable[..., Any]) -> Callable[..., Any]:
             default=_DEFAULTS.file_size_mb,
             show_default=True,
             metavar="MIB",
-            help="Isolated seats: the largest file a seat may write, and the most of its stderr kept.",
+            help="Isolated seats: the most a seat may store in its scratch folder, the largest file "
+            "it may write, and the most of its stderr kept.",
         ),
     ]
     decorated: Callable[..., Any] = with_seating

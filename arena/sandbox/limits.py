@@ -21,13 +21,17 @@ class LimitError(ValueError):
 class SeatLimits:
     """Limits of one seat process (documented in the README, section "Untrusted bots")."""
 
-    #: Address space in MiB (RLIMIT_AS): allocating past it fails (MemoryError in Python).
+    #: Memory in MiB: of the seat and all it starts together (a memory cgroup, where arena can
+    #: make one), and the address space of each of its processes (RLIMIT_AS: allocating past it
+    #: fails, MemoryError in Python).
     memory_mb: int = 2048
     #: CPU seconds over the seat process's life, one chunk of games (RLIMIT_CPU).
     cpu_seconds: int = 3600
-    #: Processes and threads the seat may have at once (RLIMIT_NPROC), itself included.
+    #: Processes and threads the seat may have at once, itself included (a pids cgroup, or
+    #: RLIMIT_NPROC in a user namespace).
     processes: int = 64
-    #: Largest file the seat may write, in MiB (RLIMIT_FSIZE).
+    #: MiB the seat may store in its scratch folder in all (a tmpfs of that size, in its own
+    #: root), and the largest file it may write (RLIMIT_FSIZE).
     file_size_mb: int = 16
     #: Seconds to start, load the strategy and answer the handshake.
     start_seconds: float = 30.0
