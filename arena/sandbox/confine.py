@@ -103,12 +103,18 @@ def enter_namespaces() -> tuple[bool, bool]:
     except (OSError, AttributeError):
         return False, False
     if not root:  # map our own ids, so files keep their owners inside
+        # A non-dumpable process's /proc files are root's, and arena's processes are made
+        # non-dumpable (protect_this_process): the maps could not be written, the ids would be
+        # unmapped, and every file the seat made would fail (EOVERFLOW).  No seat runs yet.
+        prctl(PR_SET_DUMPABLE, 1)
         try:
             Path("/proc/self/setgroups").write_text("deny")
             Path("/proc/self/uid_map").write_text(f"{uid} {uid} 1")
             Path("/proc/self/gid_map").write_text(f"{gid} {gid} 1")
         except OSError:
             pass
+        finally:
+            prctl(PR_SET_DUMPABLE, 0)
     return True, not root
 
 
