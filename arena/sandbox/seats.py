@@ -27,6 +27,7 @@ from typing import Any, BinaryIO
 from arena.engine import Action, GameResult, TurnView
 from arena.players.loading import PlayerSpec, StrategyError, split_spec
 from arena.players.match import ReportedFailure, shorten
+from arena.players.names import fold_spaces, name_refusal, player_label
 from arena.players.protocol import GameInfo
 from arena.players.timeout import MoveTimeout
 from arena.sandbox import confine, wire
@@ -225,8 +226,8 @@ class SeatPool:
 
 
 def handshake(process: SeatProcess, move_timeout: float | None, random_seed: int) -> dict[str, Any]:
-    """Say hello and check the answer: the seat's hello, with a one-line ``name``.  Raises
-    ReportedFailure (and kills the seat) otherwise."""
+    """Say hello and check the answer: the seat's hello, with a ``name`` that keeps the name
+    rule (:mod:`arena.players.names`).  Raises ReportedFailure (and kills the seat) otherwise."""
     limits = process.limits
     try:
         reply, _ = process.request(wire.hello(move_timeout, random_seed), limits.start_seconds, 0.0)
@@ -246,8 +247,8 @@ def handshake(process: SeatProcess, move_timeout: float | None, random_seed: int
                 problem += f"; its last words on stderr: {last[-1]}"
     elif reply.get("protocol") != wire.PROTOCOL_VERSION:
         problem = f"it speaks protocol {reply.get('protocol')!r}, arena speaks {wire.PROTOCOL_VERSION}"
-    elif not isinstance(reply.get("name"), str) or not reply["name"].strip() or "\n" in reply["name"]:
-        problem = "its hello has no name (a one-line text)"
+    else:
+        problem = name_refusal(reply.get("name"))
     if problem is not None:
         process.kill()
         raise ReportedFailure("error", shorten(" ".join(problem.split())))
@@ -284,15 +285,14 @@ def load_isolated_player(text: str, limits: SeatLimits, move_timeout: float | No
         raise StrategyError(reason if named else f"{text}: {reason}") from None
     finally:
         process.close()
-    name = " ".join(reply["name"].split())
+    name = fold_spaces(reply["name"])
     about = reply.get("about") if isinstance(reply.get("about"), dict) else {}
     if is_command(text):
         return PlayerSpec(text, name, None, {}, "command", isolated=True, about=f"the program {argv[0]}")
     params = about.get("params") if isinstance(about.get("params"), dict) else {}
-    label = about.get("label") if isinstance(about.get("label"), str) and about.get("label") else name
     return PlayerSpec(
         text,
-        " ".join(label.split()),
+        player_label(name, split_spec(text)[1]),  # made here: the seat's own "label" is not trusted
         None,
         params,
         str(about.get("source", "file")),
