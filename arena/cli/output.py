@@ -12,17 +12,30 @@ from typing import Any, NoReturn, TextIO
 
 import click
 
+from arena.players.text import for_terminal
+
 #: Exit status for bad input from the user (unknown ruleset, bad option value, bad file).
 EXIT_USAGE = 2
+#: An error message is cut to this many characters.
+ERROR_WIDTH = 2_000
 
 
 def echo_json(data: Any) -> None:
     click.echo(json_text(data))
 
 
+def say(text: str = "", *, err: bool = False, nl: bool = True) -> None:
+    """Print text that may hold an entry's words (a name, a reason, a traceback, a table of
+    names): through :func:`arena.players.text.for_terminal`, so no control character reaches
+    the terminal and no line is longer than it allows.  Every line arena prints about players
+    goes through here."""
+    click.echo(for_terminal(text, max_lines=None), err=err, nl=nl)
+
+
 def fail(message: str, status: int = EXIT_USAGE) -> NoReturn:
-    """Print ``arena: error: message`` on stderr and exit with ``status``; no traceback."""
-    click.echo(f"arena: error: {message}", err=True)
+    """Print ``arena: error: message`` on stderr and exit with ``status``; no traceback.  The
+    message is one line, made safe for a terminal (it may quote an entry's text)."""
+    click.echo(f"arena: error: {for_terminal(message, width=ERROR_WIDTH)}", err=True)
     raise SystemExit(status)
 
 
