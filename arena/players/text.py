@@ -53,6 +53,24 @@ def visible(text: str, keep: str = "") -> str:
     return "".join(escape(c) if c not in keep and is_hidden(c) else c for c in text)
 
 
+def json_visible(json_text: str) -> str:
+    """JSON text (``json.dumps(..., ensure_ascii=False)``) with every hidden character written
+    as a JSON ``\\u`` escape (a surrogate pair above U+FFFF): the same data for a program, and
+    nothing a terminal acts on (``json.dumps`` escapes only U+0000 to U+001F)."""
+    return "\n".join(
+        line if line.isprintable() else "".join(_json_escape(c) if is_hidden(c) else c for c in line)
+        for line in json_text.split("\n")
+    )
+
+
+def _json_escape(char: str) -> str:
+    code = ord(char)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
 def csv_text(text: str) -> str:
     """``text`` with an apostrophe in front if it starts with a formula character, so a
     spreadsheet that opens the CSV shows it as text instead of running it."""
