@@ -402,7 +402,8 @@ real = wire.reply
 
 def forged(kind, **fields):  # in the seat process: the host's hello gets a label of its own
     if kind == "hello":
-        fields["about"] = {**fields.get("about", {}), "label": "=evil\\x1b[2J\\n1. evil 100%"}
+        forged = {"label": "=evil\\x1b[2J\\n1. evil 100%", "description": "\\x1b[2J" + "d" * 100_000}
+        fields["about"] = {**fields.get("about", {}), **forged}
     return real(kind, **fields)
 
 
@@ -425,3 +426,4 @@ def test_an_isolated_players_label_is_made_from_its_checked_name_not_the_seats(
     path = bot(tmp_path, LABEL_FORGER)
     spec = load_player(f"{path}:Forger", isolate=True, limits=None, move_timeout=5.0)
     assert spec.label == "forger"
+    assert len(spec.description) <= REASON_LIMIT and not hidden_in(spec.description)  # kept in spec.json

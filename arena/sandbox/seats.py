@@ -29,6 +29,7 @@ from arena.players.loading import PlayerSpec, StrategyError, split_spec
 from arena.players.match import ReportedFailure, shorten
 from arena.players.names import fold_spaces, name_refusal, player_label
 from arena.players.protocol import GameInfo
+from arena.players.text import visible
 from arena.players.timeout import MoveTimeout
 from arena.sandbox import confine, wire
 from arena.sandbox.limits import SeatLimits
@@ -297,5 +298,5 @@ def load_isolated_player(text: str, limits: SeatLimits, move_timeout: float | No
         params,
         str(about.get("source", "file")),
         isolated=True,
-        about=str(about.get("description", "")),
+        about=shorten(visible(" ".join(str(about.get("description", ""))[:1000].split()))),  # untrusted
     )
