@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import re
 
-from arena.players.text import FORMULA_STARTS, escape, is_hidden, visible
+from arena.players.text import FORMULA_STARTS, cut, escape, is_hidden, visible
 
 #: The most characters a name may have (after folding its spaces).
 NAME_LIMIT = 64
@@ -63,8 +63,7 @@ def name_problem(name: str) -> str | None:
 
 def shown_name(name: str, limit: int = 40) -> str:
     """A refused name as it may be quoted in a message: visible, and cut to ``limit``."""
-    text = visible(name[: 4 * limit])
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return cut(visible(name[: 4 * limit]), limit)
 
 
 def name_refusal(name: object) -> str | None:
