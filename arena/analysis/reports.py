@@ -39,6 +39,7 @@ from arena.analysis.gauntlet import GAUNTLET_COLUMNS, GauntletPairs
 from arena.analysis.ratings import Order, finishing_order, plackett_luce_elo
 from arena.analysis.stats import wilson_interval
 from arena.analysis.tally import WIN_UNITS, RunTally
+from arena.players.text import csv_text
 
 __all__ = [  # the reading side lives in games_csv.py; these names stay importable from here
     "CHUNK_ROWS",
@@ -119,7 +120,9 @@ def build_reports(
             gauntlet.add(block)
         error_count += len(block.faults)
         if len(block.faults) and errors_path is not None:  # streamed: memory doesn't grow with faults
-            block.faults.to_csv(errors_path, mode="a", header=False, index=False, lineterminator="\n")
+            neutral(block.faults).to_csv(
+                errors_path, mode="a", header=False, index=False, lineterminator="\n"
+            )
     order = list(ruleset_order or [])
     order += [r for r in names.rulesets if r not in order]
     rulesets, players = names.rulesets, names.players
@@ -293,5 +296,23 @@ def write_reports(
     if tested is not None:
         tables.append(("gauntlet.csv", stats.gauntlet))
     for name, table in tables:
-        table.to_csv(folder / name, index=False, lineterminator="\n", float_format="%.6f")
+        neutral(table).to_csv(folder / name, index=False, lineterminator="\n", float_format="%.6f")
     return stats
+
+
+#: Columns whose text an entry (or a folder someone handed over) chooses: names and reasons.
+ENTRY_TEXT_COLUMNS = ("ruleset", "player", "opponent", "tested", "reason")
+
+
+def neutral(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with no text cell of :data:`ENTRY_TEXT_COLUMNS` starting with a spreadsheet
+    formula character (:func:`arena.players.text.csv_text`); numbers are left as they are.  A
+    run arena wrote has no such cell (names can't start with one, reasons are neutralized when
+    recorded): this guards the tables made from a games.csv someone handed over."""
+    columns = [c for c in ENTRY_TEXT_COLUMNS if c in table.columns]
+    if not columns or not len(table):
+        return table
+    table = table.copy()
+    for column in columns:
+        table[column] = table[column].map(lambda v: csv_text(v) if isinstance(v, str) else v)
+    return table

@@ -16,7 +16,7 @@ from arena.analysis.duel_report import duel_text
 from arena.api.duels import write_duel_files
 from arena.api.runs import default_folder
 from arena.cli.compiled_option import compiled_option, wants_compiled
-from arena.cli.output import fail, json_text, stdout_for_json
+from arena.cli.output import fail, json_text, say, stdout_for_json
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
 from arena.cli.seat_options import Seating, seat_options
 from arena.players import StrategyError
@@ -215,7 +215,7 @@ def duel_command(
         workers = workers or os.cpu_count() or 1
         a_label, b_label = spec.labels
         rules = spec.rulesets[0]
-        click.echo(
+        say(
             f"duel: {a_label} vs {b_label} on {rules.name}, "
             + (f"SPRT {sprt}, at most {spec.games:,} games" if sprt else f"{spec.games:,} games")
             + f" on {workers} worker{'s' if workers != 1 else ''} -> {folder.path}",
@@ -223,7 +223,7 @@ def duel_command(
         )
         resumed_from = folder.completed_games
         if resumed_from:
-            click.echo(f"resuming after game {resumed_from:,}", err=True)
+            say(f"resuming after game {resumed_from:,}", err=True)
         started = now_text()
         collector = FaultCollector()
         stop = StopState()
@@ -255,19 +255,19 @@ def duel_command(
         if as_json:
             print(json_text(data), file=json_out)
         else:
-            click.echo(duel_text(outcome, rules.name, folder.path))
+            say(duel_text(outcome, rules.name, folder.path))
         for block in duel_warnings(collector, outcome.games_played):
-            click.echo(block, err=True)
+            say(block, err=True)
         again = f"arena duel --resume {shlex.quote(str(folder.path))}"
         if outcome.error is not None:
-            click.echo(
+            say(
                 f"arena: error: {outcome.error}; {outcome.tally.games:,} games kept; continue with `{again}`",
                 err=True,
             )
             raise SystemExit(1)
         if outcome.interrupted:
             word = "terminated" if stop.terminated else "interrupted"
-            click.echo(f"{word}: {outcome.tally.games:,} games kept; continue with `{again}`", err=True)
+            say(f"{word}: {outcome.tally.games:,} games kept; continue with `{again}`", err=True)
             raise SystemExit(stop.exit_status)
 
 
@@ -275,7 +275,7 @@ def fail_at_fault(detail: FaultDetail, folder: Path) -> NoReturn:
     """``--fail-fast``: the fault's full traceback, one line, exit status 1.  The games up to
     the fault's batch are kept in ``folder``."""
     for line in full_traceback(detail):
-        click.echo(line, err=True)
+        say(line, err=True)
     fail(
         f"--fail-fast: {detail.player} faulted in game {detail.game:,} (seat {detail.seat}): "
         f"{detail.status}: {detail.reason}; continue with "

@@ -11,6 +11,7 @@ from typing import Any
 from arena.engine import Ruleset
 from arena.engine import events as ev
 from arena.engine.scoring import explain
+from arena.players.text import json_visible
 
 
 def event_type(event: object) -> str:
@@ -33,7 +34,7 @@ class EventLines:
         self.round = 0
 
     def line(self, data: dict[str, Any]) -> None:
-        self.write(json.dumps(data, ensure_ascii=False))
+        self.write(json_visible(json.dumps(data, ensure_ascii=False)))
 
     def start(self, seed: int) -> None:
         """The first line: the game's ruleset, seed and players, seat by seat."""

@@ -12,23 +12,40 @@ from typing import Any, NoReturn, TextIO
 
 import click
 
+from arena.players.text import for_terminal, json_visible
+
 #: Exit status for bad input from the user (unknown ruleset, bad option value, bad file).
 EXIT_USAGE = 2
+#: An error message is cut to this many characters.
+ERROR_WIDTH = 2_000
+#: A line :func:`say` prints is cut to this many characters (wide enough for a pairwise table
+#: of a hundred players; entry text in it is bounded where it is made).
+SAY_WIDTH = 5_000
 
 
 def echo_json(data: Any) -> None:
     click.echo(json_text(data))
 
 
+def say(text: str = "", *, err: bool = False, nl: bool = True) -> None:
+    """Print text that may hold an entry's words (a name, a reason, a traceback, a table of
+    names): through :func:`arena.players.text.for_terminal`, so no control character reaches
+    the terminal and no line is longer than it allows.  Every line arena prints about players
+    goes through here."""
+    click.echo(for_terminal(text, max_lines=None, width=SAY_WIDTH), err=err, nl=nl)
+
+
 def fail(message: str, status: int = EXIT_USAGE) -> NoReturn:
-    """Print ``arena: error: message`` on stderr and exit with ``status``; no traceback."""
-    click.echo(f"arena: error: {message}", err=True)
+    """Print ``arena: error: message`` on stderr and exit with ``status``; no traceback.  The
+    message is one line, made safe for a terminal (it may quote an entry's text)."""
+    click.echo(f"arena: error: {for_terminal(message, width=ERROR_WIDTH)}", err=True)
     raise SystemExit(status)
 
 
 def json_text(data: Any) -> str:
-    """``data`` as arena prints JSON: indented, UTF-8 kept as is."""
-    return json.dumps(data, indent=2, ensure_ascii=False)
+    """``data`` as arena prints JSON: indented, UTF-8 kept as is but for hidden characters
+    (controls, bidi overrides: :func:`arena.players.text.json_visible`), which are escaped."""
+    return json_visible(json.dumps(data, indent=2, ensure_ascii=False))
 
 
 @contextmanager

@@ -10,7 +10,7 @@ from typing import TextIO
 import click
 
 from arena.cli.event_json import EventLines
-from arena.cli.output import fail, stdout_for_json
+from arena.cli.output import fail, say, stdout_for_json
 from arena.cli.render import GameNarrator
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
 from arena.cli.seat_options import Seating, seat_options
@@ -26,8 +26,14 @@ from arena.players.advice import ADVISERS, HEADERS
 from arena.players.human import HumanPlayer, LeftGame
 from arena.players.loading import described, why_not_seated
 from arena.players.match import ReportedFailure
+from arena.players.text import for_terminal
 from arena.sandbox import SeatPlace, SeatPool
-from arena.tournament.fault_log import strategy_frames
+from arena.tournament.fault_log import (
+    FAIL_FAST_LINES,
+    TERMINAL_TRACEBACK_LINES,
+    clip_traceback,
+    strategy_frames,
+)
 from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT
 
 PLAYER_HELP = (
@@ -169,20 +175,20 @@ def _play_one(
     if lines is not None:
         lines.start(seed)
     else:
-        click.echo(f"{rules.name}: {rules.description}")
-        click.echo(
+        say(f"{rules.name}: {rules.description}")
+        say(
             f"seed {seed} (replay with --seed {seed}); seats: "
             + ", ".join(f"{i} {name}" for i, name in enumerate(names))
         )
     try:
-        play_match(rules, seated, seed, on_event=lines or GameNarrator(rules, names, click.echo))
+        play_match(rules, seated, seed, on_event=lines or GameNarrator(rules, names, say))
     except PlayerFault as fault:
         if lines is not None:
             lines.fault(fault.seat, fault.status, fault.reason)
         if isinstance(fault.__cause__, LeftGame):
             left = fault.__cause__.scores
             scores = ", ".join(f"{name} {score:,}" for name, score in zip(names, left, strict=True))
-            click.echo(f"You left the game; scores then: {scores}.")
+            say(f"You left the game; scores then: {scores}.")
             return
         if isinstance(fault.__cause__, (click.Abort, EOFError)):
             fail("game abandoned at the prompt", 1)
@@ -198,20 +204,23 @@ def _human(rules: Ruleset, adviser: str | None, names: list[str]) -> HumanPlayer
             from arena.perfect import win_table
 
             win_table(rules)  # solved (or loaded) now, not in the middle of the first turn
-        click.echo(HEADERS[adviser])
-    click.echo("At each prompt, Enter takes the default shown, ? shows help and the scores, q leaves.")
+        say(HEADERS[adviser])
+    say("At each prompt, Enter takes the default shown, ? shows help and the scores, q leaves.")
     return HumanPlayer(
         ask=lambda prompt: click.prompt(prompt, prompt_suffix="", default="", show_default=False),
-        tell=click.echo,
+        tell=say,
         advise=ADVISERS[adviser] if adviser is not None else None,
         names=names,
     )
 
 
 def _show_traceback(exc: BaseException, full: bool) -> None:
-    """A strategy's traceback on stderr: its own frames, or all of them with ``full``."""
-    text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-    click.echo((text if full else strategy_frames(text)).rstrip("\n"), err=True)
+    """A strategy's traceback on stderr: its own frames, or all of them with ``full``; cut to a
+    bounded number of lines, as a tournament's warning block is (its text is the strategy's)."""
+    text = clip_traceback("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+    shown = (text if full else strategy_frames(text)).rstrip("\n")
+    lines = FAIL_FAST_LINES if full else TERMINAL_TRACEBACK_LINES
+    click.echo(for_terminal(shown, max_lines=lines), err=True)
 
 
 def unique_names(raw: list[str]) -> list[str]:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from arena.cli.output import echo_json, fail
+from arena.cli.output import echo_json, fail, say
 from arena.cli.table import aligned_table, interval_cells
 from arena.tournament.run_info import partial_text, proportion_text, schedule_unit
 from arena.tournament.schedule import ScheduleShape
@@ -235,12 +235,12 @@ def report_command(folder: Path, plot: bool, as_json: bool) -> None:
     if as_json:
         echo_json({**run_json(folder, stats, played, total), "plots": [str(p) for p in written]})
         return
-    click.echo(f"{folder} ({completeness(played, total, spec)})")
-    click.echo(results_text(stats))
-    click.echo(pairwise_text(stats.pairwise, stats.summary))
-    click.echo(seats_text(stats.seats), nl=False)
+    say(f"{folder} ({completeness(played, total, spec)})")
+    say(results_text(stats))
+    say(pairwise_text(stats.pairwise, stats.summary))
+    say(seats_text(stats.seats), nl=False)
     for path in written:
-        click.echo(f"wrote {path}")
+        say(f"wrote {path}")
 
 
 @click.command("compare")
@@ -303,17 +303,17 @@ def compare_command(folder_a: Path, folder_b: Path, force: bool, as_json: bool) 
             }
         )
         return
-    click.echo(f"A = {folder_a}\nB = {folder_b}")
+    say(f"A = {folder_a}\nB = {folder_b}")
     if differences:
-        click.echo(f"forced: {'; '.join(differences)}; compared game by game, on what the runs share")
+        say(f"forced: {'; '.join(differences)}; compared game by game, on what the runs share")
     if spec_a.get("players") and spec_b.get("players"):
-        click.echo(changed_text(changed))
+        say(changed_text(changed))
     else:
-        click.echo("whether a strategy changed is unknown: a run has no spec.json")
-    click.echo(compare_text(result), nl=False)
+        say("whether a strategy changed is unknown: a run has no spec.json")
+    say(compare_text(result), nl=False)
     if only:
         names = ", ".join(f"{o['player']} ({o['ruleset']}, {o['run']})" for o in only)
-        click.echo(f"in one run only (not compared): {names}")
+        say(f"in one run only (not compared): {names}")
 
 
 def read_compare_run(folder: Path, codes: Codes) -> tuple[pd.DataFrame, dict]:

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import click
 
-from arena.cli.output import fail, stdout_for_json
+from arena.cli.output import fail, json_text, say, stdout_for_json
 from arena.players import available_strategies
 
 PARAMETERS_NOTE = (
@@ -54,12 +53,12 @@ def strategies_list(paths: tuple[Path, ...], as_json: bool) -> None:
                 }
                 for a in found
             ]
-            print(json.dumps(listed, indent=2, ensure_ascii=False), file=out)
+            print(json_text(listed), file=out)
         return
     found = available_strategies(extra=paths)
     width = max(len(a.spec) for a in found)
     for a in found:
-        click.echo(f"{a.spec:<{width}}  {a.source:<8}  {a.description}")
+        say(f"{a.spec:<{width}}  {a.source:<8}  {a.description}")
         if a.parameters:
-            click.echo(f"{'':<{width}}  {'':<8}  parameters: " + ", ".join(p.shown() for p in a.parameters))
-    click.echo(f"\n{PARAMETERS_NOTE}")
+            say(f"{'':<{width}}  {'':<8}  parameters: " + ", ".join(p.shown() for p in a.parameters))
+    say(f"\n{PARAMETERS_NOTE}")

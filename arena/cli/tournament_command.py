@@ -19,7 +19,7 @@ from click.core import ParameterSource
 
 from arena.api.runs import DEFAULT_PLAYERS, DEFAULT_RULES, default_folder, write_run_files
 from arena.cli.compiled_option import compiled_option, with_compiled
-from arena.cli.output import fail, json_text, stdout_for_json
+from arena.cli.output import fail, json_text, say, stdout_for_json
 from arena.cli.report_commands import run_json
 from arena.cli.rules_commands import resolve_rules
 from arena.cli.seat_options import Seating, seat_options
@@ -250,7 +250,7 @@ def tournament_command(
                 compiled,
             )
         except KeyboardInterrupt:
-            click.echo("interrupted before any game was played", err=True)
+            say("interrupted before any game was played", err=True)
             raise SystemExit(stop.exit_status) from None
         if backend == "dask" and spec.isolated:
             fail("this run's players are isolated, and isolated players play on the local backend only")
@@ -360,15 +360,15 @@ class _Run:
             )
         per_unit = schedule.games_per_ruleset if unit == "ruleset" else schedule.games_per_table
         n_rules = len(spec.rulesets)
-        click.echo(
+        say(
             f"{spec.format}: {len(spec.players)} players, {n_rules} ruleset{'s' if n_rules != 1 else ''}, "
             f"{per_unit:,} games per {unit}: {self.total:,} games on {where} -> {self.folder.path}",
             err=True,
         )
         if self.folder.note:
-            click.echo(f"repair: {self.folder.note}", err=True)
+            say(f"repair: {self.folder.note}", err=True)
         if self.resumed_from:
-            click.echo(f"resuming after game {self.resumed_from:,} of {self.total:,}", err=True)
+            say(f"resuming after game {self.resumed_from:,} of {self.total:,}", err=True)
 
     def play(self, batch_size: int | None, progress: bool | None, fail_fast: bool, resuming: bool) -> None:
         began = time.perf_counter()
@@ -428,21 +428,21 @@ class _Run:
             elif self.fault is None:
                 if self.folder.completed_games < self.total:
                     # A stopped run's ranking covers a prefix of the interleaved schedule: say how much.
-                    click.echo(run_partial_text(self.spec, self.folder.completed_games))
-                click.echo(results_text(stats), nl=False)
-                click.echo(
+                    say(run_partial_text(self.spec, self.folder.completed_games))
+                say(results_text(stats), nl=False)
+                say(
                     f"\n{outcome.games_written:,} games in {self.folder.path}/ ({outcome.games_played:,} "
                     f"played in {outcome.seconds:.1f} s, {outcome.games_per_second:,.0f} games/s); "
                     f"{stats.error_count:,} faults in errors.csv"
                 )
             if self.fault is None:
                 for block in self._warnings(stats):
-                    click.echo(block, err=True)
+                    say(block, err=True)
         except KeyboardInterrupt:
             self.interrupted = True
         if self.fault is not None:
             for line in full_traceback(self.fault):
-                click.echo(line, err=True)
+                say(line, err=True)
             d = self.fault
             fail(
                 f"--fail-fast: {d.player} faulted in game {d.game:,} (seat {d.seat}): {d.status}: "
@@ -453,7 +453,7 @@ class _Run:
             fail(f"{outcome.error}; {self.hint}", 1)
         if self.interrupted:
             terminated = self.terminated or self.stop.terminated
-            click.echo(f"{'terminated' if terminated else 'interrupted'}: {self.hint}", err=True)
+            say(f"{'terminated' if terminated else 'interrupted'}: {self.hint}", err=True)
             raise SystemExit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
 
     def _json(self, stats: RunStats, outcome: RunOutcome) -> dict[str, Any]:

@@ -40,8 +40,10 @@ from arena.players.builtin.perfect import PerfectPlayer
 from arena.players.builtin.random_player import RandomPlayer
 from arena.players.builtin.tactician import Tactician
 from arena.players.builtin.threshold import ThresholdPlayer
+from arena.players.names import fold_spaces, name_refusal, player_label
 from arena.players.parameters import Parameter, strategy_parameters
 from arena.players.protocol import Player
+from arena.players.text import visible
 
 ENTRY_POINT_GROUP = "arena.strategies"
 #: Seconds a strategy's constructor may take when its spec is loaded (the default move timeout).
@@ -180,13 +182,13 @@ def load_player_spec(text: str, *, timeout: float | None = LOAD_TIMEOUT) -> Play
     cls, source = _resolve(ref)
     params = parse_params(cls, param_text, ref)
     name = check_player(cls, params, ref, timeout=None if source == "built-in" else timeout)
-    label = name if not param_text or "=" in name else f"{name}:{param_text}"
-    return PlayerSpec(text, label, cls, params, source)
+    return PlayerSpec(text, player_label(name, param_text), cls, params, source)
 
 
 def check_player(cls: type, params: dict[str, Any], ref: str, *, timeout: float | None = LOAD_TIMEOUT) -> str:
-    """Build ``cls(**params)`` once, check it is a Player and return its name; raises
-    :class:`StrategyError` with one line if it can't be built.
+    """Build ``cls(**params)`` once, check it is a Player and return its name (spaces folded);
+    raises :class:`StrategyError` with one line if it can't be built or its name breaks the
+    name rule (:mod:`arena.players.names`).
 
     With a ``timeout``, in the main thread of a system that can fork, it is built in a child
     process that the caller kills after ``timeout`` seconds: nothing the constructor does
@@ -224,7 +226,10 @@ def _try_player(cls: type, params: dict[str, Any], ref: str) -> tuple[str, str]:
         raise
     except BaseException as exc:
         return "error", f"{ref}: reading the player's name failed: {_clip(described(exc))}"
-    return "ok", name
+    refusal = name_refusal(name)
+    if refusal is not None:
+        return "error", f"{ref}: {refusal}"
+    return "ok", fold_spaces(name)
 
 
 def in_child(reply: Callable[[], bytes], timeout: float) -> tuple[bytes, bool, int]:
@@ -324,6 +329,8 @@ def described(exc: BaseException) -> str:
 
 
 def _clip(text: str, limit: int = 300) -> str:
+    """A strategy's text for a one-line message: hidden characters made visible, cut."""
+    text = visible(text[: 2 * limit])
     return text if len(text) <= limit else text[:limit] + "..."
 
 

@@ -31,7 +31,9 @@ from typing import Any
 
 from arena.engine import DEFAULT_MAX_ROUNDS, Game, GameResult, IllegalAction, Ruleset, TurnView
 from arena.engine.events import Event
+from arena.players.names import fold_spaces, name_refusal
 from arena.players.protocol import GameInfo, Player
+from arena.players.text import csv_text, visible
 from arena.players.timeout import MoveTimeout, move_clock
 
 #: In a worker process, which ignores Ctrl-C, a KeyboardInterrupt can only come from a strategy,
@@ -88,12 +90,12 @@ class ReportedFailure(Exception):
 class PlayerFault(Exception):
     """A player broke the game: it raised (``error``), returned an illegal action (``illegal``)
     or ran past the move timeout (``timeout``).  ``game`` is the game as it stood.  The reason is
-    cut to :data:`REASON_LIMIT` characters."""
+    made safe to store and print (:func:`clean_reason`)."""
 
     def __init__(
         self, seat: int, status: str, reason: str, game: Game | None = None, traceback_text: str = ""
     ) -> None:
-        reason = shorten(reason)
+        reason = clean_reason(reason)
         super().__init__(f"seat {seat}: {status}: {reason}")
         self.seat = seat
         self.status = status
@@ -115,6 +117,18 @@ class PlayerFault(Exception):
 def shorten(text: str, limit: int = REASON_LIMIT) -> str:
     """``text`` cut to ``limit`` characters, the last one an ellipsis where it was cut."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def clean_reason(text: str) -> str:
+    """A fault reason as arena stores and prints it: on one line, every hidden character (an
+    ESC, a bidi override; see :mod:`arena.players.text`) written as a visible escape, cut to
+    :data:`REASON_LIMIT` characters, and with an apostrophe in front if it would start with a
+    spreadsheet formula character.  Its text is the entry's choice, and it goes into games.csv,
+    errors.csv, errors.log and onto the terminal."""
+    text = text[: 2 * REASON_LIMIT]
+    if not text.isprintable():  # plain text (most reasons) is kept as it is
+        text = visible(" ".join(text.split()))
+    return shorten(csv_text(text))
 
 
 def one_line(exc: BaseException) -> str:
@@ -454,12 +468,24 @@ class _Failure:
 
 
 def _prepare(player: Player) -> tuple[str, Callable | None, Callable, Callable | None]:
-    """The player's name (cut to :data:`REASON_LIMIT`) and its hooks, read once per game."""
-    name = shorten(" ".join(str(getattr(player, "name", type(player).__name__)).split()))
+    """The player's name as text and its hooks, read once per game (strategy code: guarded)."""
+    name = str(getattr(player, "name", type(player).__name__))
+    if type(name) is not str:  # a str subclass whose methods are the strategy's
+        name = str.__str__(name)
     start = getattr(player, "start_game", None)
     decide = player.decide
     end = getattr(player, "end_game", None)
     return name, start, decide, end
+
+
+def _checked_name(seat: int, name: str) -> str:
+    """A name read for a game, its spaces folded, or the seat's fault if it breaks the name
+    rule: a strategy may change its name after it was loaded (on its instances or its class),
+    and a name is never stored or shown unchecked."""
+    refusal = name_refusal(name)
+    if refusal is not None:
+        raise PlayerFault(seat, "error", refusal)
+    return fold_spaces(name)
 
 
 def play_match(
@@ -481,7 +507,7 @@ def play_match(
         guard = Guard(move_timeout)
     n = len(players)
     prepared = [guard.call(seat, PREPARE, _prepare, p, None) for seat, p in enumerate(players)]
-    names = tuple(name for name, _, _, _ in prepared)
+    names = tuple(_checked_name(seat, name) for seat, (name, _, _, _) in enumerate(prepared))
     for seat, (_, start, _, _) in enumerate(prepared):
         if start is not None:
             info = GameInfo(rules, seat, n, names, strategy_seed(seed, seat))

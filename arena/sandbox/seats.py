@@ -27,7 +27,9 @@ from typing import Any, BinaryIO
 from arena.engine import Action, GameResult, TurnView
 from arena.players.loading import PlayerSpec, StrategyError, split_spec
 from arena.players.match import ReportedFailure, shorten
+from arena.players.names import fold_spaces, name_refusal, player_label
 from arena.players.protocol import GameInfo
+from arena.players.text import visible
 from arena.players.timeout import MoveTimeout
 from arena.sandbox import cgroups, confine, exposure, wire
 from arena.sandbox.limits import SeatLimits
@@ -145,6 +147,25 @@ class RemoteSeat:
         raise ReportedFailure("error", reason)
 
 
+class VisibleStream:
+    """A terminal for a seat's stderr (``arena play``): the seat's bytes with every control and
+    format character but line breaks and tabs written as a visible escape, so a bot can't move
+    the cursor, clear the screen or rewrite what arena printed."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        self.stream = stream
+
+    def write(self, data: bytes) -> int:
+        self.stream.write(visible(data.decode(errors="replace"), keep="\n\t").encode())
+        return len(data)
+
+    def flush(self) -> None:
+        self.stream.flush()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+
 class SeatPool:
     """The seat processes of one playing process, one per isolated player (by index)."""
 
@@ -202,7 +223,7 @@ class SeatPool:
 
     def _log(self, index: int) -> BinaryIO | None:
         if self.place.to_stderr:
-            return sys.stderr.buffer
+            return VisibleStream(sys.stderr.buffer)  # type: ignore[return-value]
         folder = self.place.log_folder
         if folder is None:
             return None
@@ -253,8 +274,9 @@ def new_seat_process(
 
 
 def handshake(process: SeatProcess, move_timeout: float | None, random_seed: int) -> dict[str, Any]:
-    """Say hello and check the answer: the seat's hello, with a one-line ``name``.  Raises
-    ReportedFailure (and kills the seat) otherwise, whatever the seat sent."""
+    """Say hello and check the answer: the seat's hello, with a ``name`` that keeps the name
+    rule (:mod:`arena.players.names`).  Raises ReportedFailure (and kills the seat) otherwise,
+    whatever the seat sent."""
     limits = process.limits
     try:
         reply, _ = process.request(wire.hello(move_timeout, random_seed), limits.start_seconds, 0.0)
@@ -285,8 +307,8 @@ def _checked_hello(process: SeatProcess, reply: dict[str, Any]) -> dict[str, Any
                 problem += f"; its last words on stderr: {last[-1]}"
     elif reply.get("protocol") != wire.PROTOCOL_VERSION:
         problem = f"it speaks protocol {reply.get('protocol')!r}, arena speaks {wire.PROTOCOL_VERSION}"
-    elif not isinstance(reply.get("name"), str) or not reply["name"].strip() or "\n" in reply["name"]:
-        problem = "its hello has no name (a one-line text)"
+    else:
+        problem = name_refusal(reply.get("name"))
     if problem is not None:
         process.kill()
         raise ReportedFailure("error", shorten(" ".join(problem.split())))
@@ -323,14 +345,13 @@ def load_isolated_player(text: str, limits: SeatLimits, move_timeout: float | No
         raise StrategyError(reason if named else f"{text}: {reason}") from None
     finally:
         process.close()
-    name = " ".join(reply["name"].split())
+    name = fold_spaces(reply["name"])
     about = reply.get("about") if isinstance(reply.get("about"), dict) else {}
     if is_command(text):
         return PlayerSpec(text, name, None, {}, "command", isolated=True, about=f"the program {argv[0]}")
-    label = about.get("label") if isinstance(about.get("label"), str) and about.get("label") else name
     return PlayerSpec(
         text,
-        " ".join(label.split()),
+        player_label(name, split_spec(text)[1]),  # made here: the seat's own "label" is not trusted
         None,
         _plain_params(about.get("params")),
         _text(about.get("source"), "file", 40),
@@ -353,9 +374,12 @@ def _plain_params(value: Any) -> dict[str, Any]:
         for k, v in value.items()
         if isinstance(k, str) and len(k) <= 100 and isinstance(v, str | int | float)
     }
-    return {k: (shorten(v, 300) if isinstance(v, str) else v) for k, v in list(plain.items())[:MAX_PARAMS]}
+    kept = list(plain.items())[:MAX_PARAMS]
+    return {k: (shorten(visible(v), 300) if isinstance(v, str) else v) for k, v in kept}
 
 
 def _text(value: Any, default: str, limit: int) -> str:
     """A text field of a seat's hello, cut to ``limit``; ``default`` if it is not text."""
-    return shorten(" ".join(value.split()), limit) if isinstance(value, str) else default
+    if not isinstance(value, str):
+        return default
+    return shorten(visible(" ".join(value[: 4 * limit].split())), limit)

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import arena
+from arena.players.text import for_terminal, visible
 
 if TYPE_CHECKING:
     from arena.tournament.schedule import Schedule
@@ -31,6 +32,14 @@ if TYPE_CHECKING:
 #: LINE_LIMIT: a strategy's 2 MB exception message must not become a 2 MB log.
 TRACEBACK_LIMIT = 20_000
 LINE_LIMIT = 1_000
+
+#: Distinct faults of one player whose traceback a run keeps (games.idx, errors.log); the
+#: later ones of that player are counted under one entry (see arena.tournament.fault_budget).
+TRACEBACKS_PER_PLAYER = 10
+#: A traceback in a warning block on the terminal shows at most this many lines, each cut to
+#: TERMINAL_LINE characters: the rest is in errors.log.
+TERMINAL_TRACEBACK_LINES = 40
+TERMINAL_LINE = 300
 
 _ARENA_DIR = str(Path(arena.__file__).resolve().parent)
 _FRAME = re.compile(r'^  File "(?P<file>.*)", line \d+, in ')
@@ -86,12 +95,29 @@ def fault_key(player: str, status: str, reason: str, traceback_text: str) -> str
     return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=8).hexdigest()
 
 
+def overflow_key(player: str) -> str:
+    """The key every distinct fault of ``player`` past :data:`TRACEBACKS_PER_PLAYER` is
+    counted under."""
+    text = f"{player}\x1fmore distinct faults"
+    return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=8).hexdigest()
+
+
+def overflow_reason(player: str) -> str:
+    """The reason stored once for a player's faults past the cap."""
+    return (
+        f"{player} had more than {TRACEBACKS_PER_PLAYER} distinct faults; arena keeps the "
+        f"tracebacks of the first {TRACEBACKS_PER_PLAYER} and counts the rest here "
+        "(each game's reason is in errors.csv)"
+    )
+
+
 def clip_traceback(text: str) -> str:
-    """``text`` with overlong lines and an overlong whole cut, saying so."""
-    lines = [
-        line if len(line) <= LINE_LIMIT else f"{line[:LINE_LIMIT]}... ({len(line):,} characters)"
-        for line in text.splitlines()
-    ]
+    """``text`` as arena stores it: hidden characters but line breaks made visible
+    (:func:`arena.players.text.visible`), overlong lines and an overlong whole cut, saying so."""
+    lines = []
+    for raw in text.splitlines():
+        line = visible(raw[: 4 * LINE_LIMIT])
+        lines.append(line if len(line) <= LINE_LIMIT else f"{line[:LINE_LIMIT]}... ({len(raw):,} characters)")
     clipped = "\n".join(lines)
     if len(clipped) > TRACEBACK_LIMIT:
         clipped = f"{clipped[:TRACEBACK_LIMIT]}\n... (cut: {len(clipped):,} characters in all)"
@@ -214,7 +240,8 @@ def warning_block(
     files: str = "",
 ) -> str:
     """The warning for one player that faulted: how many of its games, the first fault with its
-    traceback cut to the strategy's own frames, where that game was, and where the rest is."""
+    traceback cut to the strategy's own frames (and to :data:`TERMINAL_TRACEBACK_LINES` lines:
+    its text is the strategy's), where that game was, and where the rest is."""
     faults = sum(by_status.values())
     statuses = ", ".join(f"{status} {n:,}" for status, n in sorted(by_status.items()))
     lines = [f"warning: {player} faulted in {faults:,} of {games:,} games ({statuses})"]
@@ -223,7 +250,10 @@ def warning_block(
             f"  first in game {first.first_game:,}, seat {first.first_seat}: {first.status}: {first.reason}"
         )
         if first.traceback:
-            lines += ["    " + line for line in strategy_frames(first.traceback).splitlines()]
+            shown = for_terminal(
+                strategy_frames(first.traceback), max_lines=TERMINAL_TRACEBACK_LINES, width=TERMINAL_LINE
+            )
+            lines += ["    " + line for line in shown.splitlines()]
         lines += ["  " + line for line in where_first.splitlines()]
     if files:
         lines.append(f"  {files}")
@@ -262,17 +292,28 @@ class FaultCollector:
     def __init__(self) -> None:
         self.counts: dict[str, Counter[str]] = {}
         self._groups: dict[str, FaultGroup] = {}
+        self._distinct: Counter[str] = Counter()  # groups per player
 
     def add(self, details: Iterable[Any]) -> None:
-        """Add :class:`~arena.tournament.batch.FaultDetail` records, in game order."""
+        """Add :class:`~arena.tournament.batch.FaultDetail` records, in game order.  As in a
+        run's journal, a player's distinct faults past :data:`TRACEBACKS_PER_PLAYER` share one
+        group, so memory stays bounded per player."""
         for d in details:
             self.counts.setdefault(d.player, Counter())[d.status] += 1
             key = fault_key(d.player, d.status, d.reason, d.traceback)
             group = self._groups.get(key)
+            if group is None and self._distinct[d.player] >= TRACEBACKS_PER_PLAYER:
+                key = overflow_key(d.player)
+                group = self._groups.get(key)
+                if group is None:
+                    group = self._groups[key] = FaultGroup(
+                        key, d.player, d.status, overflow_reason(d.player), "", 0, d.game, d.seat
+                    )
             if group is None:
                 group = self._groups[key] = FaultGroup(
                     key, d.player, d.status, d.reason, clip_traceback(d.traceback), 0, d.game, d.seat
                 )
+                self._distinct[d.player] += 1
             group.count += 1
 
     def first_of(self, player: str) -> FaultGroup | None:
@@ -287,10 +328,15 @@ def first_fault_of(groups: Iterable[FaultGroup], player: str) -> FaultGroup | No
     return next((g for g in groups if g.player == player), None)
 
 
+#: ``--fail-fast`` prints at most this many lines of the fault's traceback.
+FAIL_FAST_LINES = 200
+
+
 def full_traceback(detail: Any) -> Iterator[str]:
-    """The lines ``--fail-fast`` prints for a fault: its full traceback, or its reason."""
+    """The lines ``--fail-fast`` prints for a fault: its traceback (at most
+    :data:`FAIL_FAST_LINES` lines, made safe for a terminal), or its reason."""
     if detail.traceback:
-        yield from clip_traceback(detail.traceback).splitlines()
+        yield from for_terminal(clip_traceback(detail.traceback), max_lines=FAIL_FAST_LINES).splitlines()
     else:
         yield f"{detail.player} ({detail.status}): {detail.reason}"
 

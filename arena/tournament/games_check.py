@@ -92,7 +92,7 @@ class Verified:
 
     games: int  # complete, verified games kept
     end: int  # bytes of games.csv kept
-    known: set[str] = field(default_factory=set)  # fault keys whose traceback the journal holds
+    known: dict[str, str] = field(default_factory=dict)  # key -> player of each fault the journal holds
     note: str | None = None  # what was found damaged and cut, for the user; None if nothing
 
 
@@ -190,7 +190,8 @@ class _Verifier:
                 found.games, found.end = entry["stop"], entry["end"]
                 line_number += lines
                 index_keep += len(raw)
-                found.known.update(entry.get("new", {}))
+                for key, detail in entry.get("new", {}).items():
+                    found.known.setdefault(key, str(detail.get("player", "")))
         if note is None and size > found.end:
             note = self._locate(games, found, line_number, size, quiet_tail=True)
         found.note = self._note(note, found.games)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from arena.engine import GameResult
+from arena.players.text import csv_text
 
 COLUMNS = (
     "ruleset",
@@ -74,14 +75,15 @@ def fault_rows(
     reason: str,
 ) -> str:
     """The rows of a game a player broke: it loses (last rank, no win); the others share the
-    win and are ranked by their scores when the game stopped."""
+    win and are ranked by their scores when the game stopped.  The reason is the one cell an
+    entry writes: it never starts with a spreadsheet formula character (numbers stay numbers)."""
     n = len(players)
     others = [s for s in range(n) if s != faulty]
     share = win_text(fault_shares(n, faulty)[others[0]]) if others else "0"
     lines = []
     for seat in range(n):
         if seat == faulty:
-            rank, win, state, why = n, "0", status, csv_field(one_line_text(reason))
+            rank, win, state, why = n, "0", status, csv_field(csv_text(one_line_text(reason)))
         else:
             rank = 1 + sum(scores[o] > scores[seat] for o in others)
             win, state, why = share, "ok", ""

@@ -6,7 +6,8 @@
   its games (``start``, ``stop``), where it ends in games.csv (``end``, in bytes), a BLAKE2b
   checksum of its bytes (``hash``), its faults (``faults``: game, seat, key) and the full
   traceback of each fault not seen before in the run (``new``; see
-  :mod:`arena.tournament.fault_log`).
+  :mod:`arena.tournament.fault_log`), at most a few per player
+  (:mod:`arena.tournament.fault_budget`).
 
 The folder is built under a hidden temporary name and renamed into place, so a kill at any
 moment leaves either no folder or a complete, resumable one.  On resume games.csv is checked
@@ -30,7 +31,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena.tournament.fault_log import clip_traceback, fault_key
+from arena.tournament.fault_budget import FaultBudget
 from arena.tournament.games_check import GAMES, INDEX, GamesCheckError, check_and_cut
 from arena.tournament.rows import HEADER
 from arena.tournament.schedule import Schedule
@@ -65,7 +66,7 @@ class RunFolder:
         completed_games: int,
         rows_per_game: int,
         end: int,
-        known_faults: set[str] | None = None,
+        known_faults: dict[str, str] | None = None,
         note: str | None = None,
     ) -> None:
         self.path = path
@@ -74,7 +75,7 @@ class RunFolder:
         self.note = note
         self._rows_per_game = rows_per_game
         self._end = end  # bytes in games.csv
-        self._known = known_faults or set()
+        self._budget = FaultBudget(known_faults)  # the distinct faults the journal holds
         self._games = open(path / GAMES, "ab", buffering=0)  # noqa: SIM115 - kept open
         self._index = open(path / INDEX, "ab", buffering=0)  # noqa: SIM115 - kept open
 
@@ -163,17 +164,7 @@ class RunFolder:
         }
         new: dict[str, dict[str, str]] = {}
         if faults:
-            keys = []
-            for f in faults:
-                key = fault_key(f.player, f.status, f.reason, f.traceback)
-                keys.append([f.game, f.seat, key])
-                if key not in self._known and key not in new:
-                    new[key] = {
-                        "player": f.player,
-                        "status": f.status,
-                        "reason": clip_traceback(f.reason),
-                        "traceback": clip_traceback(f.traceback),
-                    }
+            keys, new = self._budget.plan(faults)
             entry["faults"] = keys
             if new:
                 entry["new"] = new
@@ -198,7 +189,7 @@ class RunFolder:
             # the batch written and counted, or neither.
             self._end = entry["end"]
             self.completed_games = stop
-            self._known.update(new)
+            self._budget.learn(new)
 
     def close(self) -> None:
         self._games.close()

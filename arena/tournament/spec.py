@@ -17,7 +17,8 @@ from typing import Any
 
 from arena.engine import DEFAULT_MAX_ROUNDS, Ruleset
 from arena.players import PlayerSpec
-from arena.players.loading import why_not_seated
+from arena.players.loading import StrategyError, why_not_seated
+from arena.players.names import fold_spaces, name_refusal
 from arena.sandbox.limits import LimitError, SeatLimits
 
 FORMATS = ("round-robin", "free-for-all", "gauntlet")
@@ -34,8 +35,14 @@ DEFAULT_CHUNK_GAMES = 1000
 
 
 def player_from_class(cls: type, label: str | None = None, **params: Any) -> PlayerSpec:
-    """A player for the Python API from a class, e.g. one defined in the user's own script."""
+    """A player for the Python API from a class, e.g. one defined in the user's own script.
+    Its name (or ``label``) must keep the name rule (:mod:`arena.players.names`): it is stored
+    in every row and shown in every table."""
     name = label or str(getattr(cls(**params), "name", cls.__name__))
+    refusal = name_refusal(name)
+    if refusal is not None:
+        raise StrategyError(f"{cls.__module__}:{cls.__qualname__}: {refusal}")
+    name = fold_spaces(name)
     return PlayerSpec(
         text=f"{cls.__module__}:{cls.__qualname__}", label=name, cls=cls, params=params, source="class"
     )
