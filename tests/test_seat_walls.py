@@ -237,3 +237,43 @@ def test_a_seats_memory_limit_counts_all_its_processes(
     if "memory-cgroup" not in found[0]["layers"]:
         pytest.skip("no memory controller here")
     assert found[0]["alive"] <= 1
+
+
+NOISY = textwrap.dedent(
+    """
+    import json, sys
+    for line in sys.stdin:
+        m = json.loads(line)
+        sys.stderr.write("\\x1b[2J\\x1b[H  1  my-bot  99.9 %\\u202e\\n")
+        sys.stderr.flush()
+        if m["type"] == "hello":
+            print(json.dumps({"type": "hello", "protocol": 1, "name": "noisy"}), flush=True)
+        elif m["type"] == "game_start":
+            print('{"type":"ready"}', flush=True)
+        elif m["type"] == "turn":
+            k = m["legal_keeps"][0]
+            print(json.dumps({"type": "action", "keep": k["dice"], "bank": k["bank_allowed"]}), flush=True)
+        elif m["type"] == "game_end":
+            print('{"type":"done"}', flush=True)
+        else:
+            break
+    """
+)
+
+
+def test_arena_play_shows_a_seats_stderr_without_its_control_characters(tmp_path: Path) -> None:
+    import subprocess
+
+    (tmp_path / "noisy.py").write_text(NOISY)
+    player = f"cmd:{sys.executable} noisy.py"
+    done = subprocess.run(
+        [sys.executable, "-m", "arena.cli", "play", "-p", player, "-p", "greedy", "--seed", "1"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    shown = done.stdout + done.stderr
+    assert "\x1b" not in shown and "\u202e" not in shown
+    assert "\\x1b[2J" in shown and "99.9 %\\u202e" in shown
