@@ -7,6 +7,7 @@ reset at chunk boundaries (see :mod:`arena.tournament.supervisor`)."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -17,7 +18,7 @@ from typing import Any
 
 from arena.engine import DEFAULT_MAX_ROUNDS, Ruleset
 from arena.players import PlayerSpec
-from arena.players.loading import why_not_seated
+from arena.players.loading import StrategyError, why_not_seated
 from arena.sandbox.limits import LimitError, SeatLimits
 
 FORMATS = ("round-robin", "free-for-all", "gauntlet")
@@ -170,7 +171,6 @@ def spec_from_identity(data: dict[str, Any], command: str = "") -> TournamentSpe
     Every field is checked first (:func:`check_identity`): a hand-edited file is refused with
     one line naming the field, never played with a float seed or zero rounds."""
     from arena.engine import Ruleset
-    from arena.players.loading import StrategyError
     from arena.sandbox import load_player
 
     check_identity(data)
@@ -282,5 +282,41 @@ def _player_identity(player: PlayerSpec) -> dict[str, Any]:
     ref = player.text.split(":", 1)[0] if player.source == "file" else ""
     if ref.endswith(".py") and Path(ref).is_file():
         # A changed strategy file makes different games: resuming with it is refused.
-        data["file_sha256"] = hashlib.sha256(Path(ref).read_bytes()).hexdigest()
+        data["file_sha256"] = file_sha256(Path(ref))
+    if player.source == "command":
+        data.update(command_identity(player.text))
     return data
+
+
+def command_identity(text: str) -> dict[str, Any]:
+    """What a ``cmd:`` player's behaviour depends on, beyond its spec text: the program (its
+    resolved path and the SHA-256 of its bytes) and every argument that names an existing file
+    (the SHA-256 of each, by the argument as written).  A program or script replaced between
+    runs plays different games, so ``--resume`` refuses it as it refuses a changed ``.py``.
+
+    A file the program opens by itself (not named on its command line) is not seen; a program
+    that can't be found any more raises StrategyError with one line."""
+    from arena.sandbox.seats import seat_argv
+
+    argv = seat_argv(text)
+    program = Path(argv[0])
+    files: dict[str, str] = {}
+    for argument in argv[1:]:
+        with contextlib.suppress(OSError, ValueError):  # a name too long, a NUL: not a file
+            if Path(argument).is_file():
+                files[argument] = file_sha256(Path(argument))
+    try:
+        program_sha256 = file_sha256(program)
+    except OSError as exc:
+        why = f"cannot read the program {program} to fingerprint it: {exc.strerror}"
+        raise StrategyError(f"{text}: {why}") from None
+    return {"program": str(program), "program_sha256": program_sha256, "argument_sha256": files}
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, read in pieces (a bot may name a large data file)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        while piece := file.read(1 << 20):
+            digest.update(piece)
+    return digest.hexdigest()
