@@ -29,6 +29,7 @@ from arena.players.loading import PlayerSpec, StrategyError, split_spec
 from arena.players.match import ReportedFailure, shorten
 from arena.players.protocol import GameInfo
 from arena.players.timeout import MoveTimeout
+from arena.safe_files import make_folder, open_file
 from arena.sandbox import confine, wire
 from arena.sandbox.limits import SeatLimits
 from arena.sandbox.process import NoReply, SeatProcess
@@ -193,8 +194,8 @@ class SeatPool:
             return None
         log = self._logs.get(index)
         if log is None:
-            folder.mkdir(exist_ok=True)
-            log = self._logs[index] = open(folder / log_name(self.players[index].label), "ab")  # noqa: SIM115
+            make_folder(folder)
+            log = self._logs[index] = open_file(folder / log_name(self.players[index].label), "ab")
         return log
 
     def _process(self, index: int) -> SeatProcess:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import arena
+from arena.safe_files import write_text
 
 if TYPE_CHECKING:
     from arena.tournament.schedule import Schedule
@@ -186,7 +187,7 @@ def errors_log_text(groups: list[FaultGroup], describe_game: Callable[[int, int]
 def write_errors_log(
     path: Path, groups: list[FaultGroup], describe_game: Callable[[int, int], str] | None = None
 ) -> None:
-    path.write_text(errors_log_text(groups, describe_game), encoding="utf-8")
+    write_text(path, errors_log_text(groups, describe_game))
 
 
 def fault_counts(errors_csv: Path) -> dict[str, Counter[str]]:

@@ -42,7 +42,9 @@ from tqdm import tqdm
 from arena.engine import Ruleset, derive_seed
 from arena.players import PlayerSpec
 from arena.players.loading import StrategyError
+from arena.safe_files import open_file, write_text
 from arena.sandbox import SeatPlace
+from arena.tournament.folder_lock import FolderRefused, claim
 from arena.tournament.rows import COLUMNS, csv_field
 from arena.tournament.runner import BatchFailed, batch_results
 from arena.tournament.schedule import Schedule
@@ -286,7 +288,7 @@ class GamesFile:
         self.used = 0
         self._file: io.TextIOWrapper | None = None
         if not resume:
-            with open(path, "x", encoding="utf-8", newline="") as file:
+            with open_file(path, "x", encoding="utf-8", newline="") as file:
                 file.write(",".join(GAME_COLUMNS) + "\n")
 
     def take(self, round_number: int, label: str, games: int) -> Block | None:
@@ -301,7 +303,7 @@ class GamesFile:
     def append(self, block: Block) -> None:
         if self._file is None:
             self._cut()
-            self._file = open(self.path, "a", encoding="utf-8", newline="")  # noqa: SIM115
+            self._file = open_file(self.path, "a", encoding="utf-8", newline="")
         self._file.write("".join(block.lines))
         self._file.flush()
 
@@ -311,7 +313,7 @@ class GamesFile:
             return
         kept = [line for b in self.stored[: self.used] for line in b.lines]
         tmp = self.path.with_suffix(".tmp")
-        with open(tmp, "w", encoding="utf-8", newline="") as file:
+        with open_file(tmp, "w", encoding="utf-8", newline="") as file:
             file.write(",".join(GAME_COLUMNS) + "\n")
             file.writelines(kept)
         os.replace(tmp, self.path)
@@ -450,7 +452,7 @@ def write_candidates(path: Path, rows: list[dict[str, Any]]) -> None:
             else:
                 cells.append(csv_field(str(value)))
         lines.append(",".join(cells) + "\n")
-    path.write_text("".join(lines), encoding="utf-8", newline="")
+    write_text(path, "".join(lines))
 
 
 def _leader(race: Race) -> int:
@@ -539,8 +541,18 @@ def new_folder(path: Path, settings: TuneSettings) -> None:
         path.mkdir(parents=True)
     except OSError as exc:
         raise TuneError(f"can't create {path}: {exc.strerror}") from None
+    lock_folder(path)
     text = json.dumps(settings.as_dict(), indent=2, ensure_ascii=False) + "\n"
-    (path / RUN).write_text(text, encoding="utf-8", newline="")
+    write_text(path / RUN, text)
+
+
+def lock_folder(path: Path) -> None:
+    """Make this process the only writer of the tuning run in ``path``, and refuse a folder
+    with a link in it (:mod:`arena.tournament.folder_lock`, :mod:`arena.safe_files`)."""
+    try:
+        claim(path)
+    except FolderRefused as exc:
+        raise TuneError(str(exc)) from None
 
 
 def read_settings(path: Path) -> TuneSettings:
@@ -604,6 +616,8 @@ def run_tune(
             raise TuneError(" ".join(str(exc).split())) from None
     if not resume:
         new_folder(folder, settings)
+    else:
+        lock_folder(folder)  # before the games are cut back or added to
     games = GamesFile(folder / GAMES, resume)
     race = Race(candidates, {c.index: [] for c in candidates})
     place = SeatPlace(folder / "seat-logs", (folder.resolve(),))
@@ -674,5 +688,5 @@ def run_tune(
     if not interrupted:
         write_candidates(folder / CANDIDATES, rows)
         text = json.dumps(result, indent=2, ensure_ascii=False) + "\n"
-        (folder / SUMMARY).write_text(text, encoding="utf-8", newline="")
+        write_text(folder / SUMMARY, text)
     return TuneResult(folder, rows, result, played, interrupted, error)
