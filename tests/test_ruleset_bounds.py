@@ -8,6 +8,7 @@ import csv
 import dataclasses
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -54,18 +55,41 @@ def test_a_toml_file_past_the_bound_is_refused_in_one_line(tmp_path: Path) -> No
     assert not (tmp_path / "run").exists()
 
 
-def test_a_spec_json_past_the_bound_is_refused_on_resume(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (
+            lambda spec: spec["rulesets"][0].update(target=NEAR_2_63),
+            "rulesets[0]: target: must be at most 1,000,000,000",
+        ),
+        (
+            lambda spec: spec.update(max_rounds=NEAR_2_63),
+            f"max_rounds must be at most 1,000,000,000, got {NEAR_2_63:,}",
+        ),
+    ],
+)
+def test_a_spec_json_past_the_bound_is_refused_on_resume(tmp_path: Path, edit: Any, message: str) -> None:
     out = tmp_path / "run"
     runner = CliRunner()
     result = runner.invoke(cli, ["tournament", "--out", str(out), "--no-progress", "--games", "2"])
     assert result.exit_code == 0, result.stderr
     spec = json.loads((out / "spec.json").read_text(encoding="utf-8"))
-    spec["rulesets"][0]["target"] = NEAR_2_63
+    edit(spec)
     (out / "spec.json").write_text(json.dumps(spec), encoding="utf-8")
     result = runner.invoke(cli, ["tournament", "--resume", str(out), "--no-progress"])
     assert result.exit_code == 2
     assert len(result.stderr.strip().splitlines()) == 1
-    assert "rulesets[0]: target: must be at most 1,000,000,000" in result.stderr
+    assert message in result.stderr
+
+
+def test_a_spec_past_the_round_bound_is_refused_from_python() -> None:
+    from arena.players import load_player_spec
+    from arena.tournament.spec import TournamentSpec
+
+    players = (load_player_spec("greedy"), load_player_spec("random"))
+    with pytest.raises(ValueError, match="max_rounds must be 1 to 1,000,000,000"):
+        TournamentSpec(rulesets=(STANDARD,), players=players, max_rounds=NEAR_2_63)
+    assert TournamentSpec(rulesets=(STANDARD,), players=players, max_rounds=MAX_VALUE).max_rounds == MAX_VALUE
 
 
 def _largest(tmp_path: Path, name: str, target: int, **more: object) -> Path:

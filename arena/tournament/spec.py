@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine import DEFAULT_MAX_ROUNDS, Ruleset
+from arena.engine.rules import MAX_VALUE
 from arena.players import PlayerSpec
 from arena.players.loading import StrategyError, why_not_seated
 from arena.sandbox.limits import LimitError, SeatLimits
@@ -94,6 +95,8 @@ class TournamentSpec:
             raise ValueError(f"chunk_games must be a whole number of at least 1, got {self.chunk_games!r}")
         if self.seed < 0:
             raise ValueError(f"seed must be zero or more, got {self.seed}")
+        if not 1 <= self.max_rounds <= MAX_VALUE:
+            raise ValueError(f"max_rounds must be 1 to {MAX_VALUE:,} (the compiled kernel counts in int64)")
         if self.move_timeout is not None and not (0 < self.move_timeout < math.inf):
             raise ValueError(f"move timeout must be a positive number of seconds, got {self.move_timeout}")
         names = [r.name for r in self.rulesets]
@@ -208,13 +211,17 @@ class SpecFieldError(ValueError):
     """A saved setting of the wrong type or out of range; the message names the field."""
 
 
-def _whole(data: dict[str, Any], key: str, least: int, *, optional: bool = False) -> None:
+def _whole(
+    data: dict[str, Any], key: str, least: int, *, optional: bool = False, most: int | None = None
+) -> None:
     value = data.get(key)
     if optional and value is None:
         return
     # bool is an int to Python, and 2.0 is a float: neither is a count or a seed.
     if not isinstance(value, int) or isinstance(value, bool) or value < least:
         raise SpecFieldError(f"{key} must be a whole number of at least {least}, got {json.dumps(value)}")
+    if most is not None and value > most:
+        raise SpecFieldError(f"{key} must be at most {most:,}, got {value:,}")
 
 
 def check_identity(data: Any) -> None:
@@ -234,7 +241,7 @@ def check_identity(data: Any) -> None:
         raise SpecFieldError(f"format must be one of {', '.join(FORMATS)}, got {json.dumps(data['format'])}")
     _whole(data, "games", 1)
     _whole(data, "seed", 0)
-    _whole(data, "max_rounds", 1)
+    _whole(data, "max_rounds", 1, most=MAX_VALUE)  # like a ruleset's values (MAX_VALUE's argument)
     _whole(data, "seats", 2, optional=True)
     if "chunk_games" in data:  # absent: the default
         _whole(data, "chunk_games", 1)
