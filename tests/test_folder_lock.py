@@ -142,3 +142,23 @@ def test_the_lock_file_is_never_followed_as_a_link(tmp_path: Path) -> None:
     with pytest.raises(OSError, match="symbolic link"):
         hold(folder)
     assert outside.read_text() == "keep me\n"
+
+
+def test_the_python_api_lets_go_of_the_folder_when_it_returns(tmp_path: Path) -> None:
+    import arena
+
+    run = arena.tournament(players=["greedy", "random"], rules=["standard"], games=2, out=tmp_path / "t")
+    arena.duel("greedy", "random", games=2, out=tmp_path / "d")
+    arena.tune(
+        "threshold",
+        ["bank_at=300,400"],
+        against=["greedy"],
+        rules=["classic"],
+        budget=400,
+        out=tmp_path / "u",
+    )
+    take = "import sys; from pathlib import Path; from arena.tournament.folder_lock import hold; "
+    take += "[hold(Path(f)) for f in sys.argv[1:]]"
+    folders = [str(run.folder), str(tmp_path / "d"), str(tmp_path / "u")]
+    done = subprocess.run([sys.executable, "-c", take, *folders], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr  # another process gets every lock
