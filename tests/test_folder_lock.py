@@ -22,6 +22,9 @@ HOLDER = (
     "import sys; from pathlib import Path; from arena.tournament.folder_lock import hold; "
     "hold(Path(sys.argv[1])); print('held', flush=True); sys.stdin.read()"
 )
+#: A process that takes the lock of every folder it is given and ends (exit 1 if one is busy).
+TAKER = "import sys; from pathlib import Path; from arena.tournament.folder_lock import hold; "
+TAKER += "[hold(Path(f)) for f in sys.argv[1:]]"
 
 
 def invoke(*args: str) -> tuple[int, str]:
@@ -157,8 +160,19 @@ def test_the_python_api_lets_go_of_the_folder_when_it_returns(tmp_path: Path) ->
         budget=400,
         out=tmp_path / "u",
     )
-    take = "import sys; from pathlib import Path; from arena.tournament.folder_lock import hold; "
-    take += "[hold(Path(f)) for f in sys.argv[1:]]"
     folders = [str(run.folder), str(tmp_path / "d"), str(tmp_path / "u")]
-    done = subprocess.run([sys.executable, "-c", take, *folders], capture_output=True, text=True, timeout=60)
+    done = subprocess.run([sys.executable, "-c", TAKER, *folders], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr  # another process gets every lock
+
+
+def test_a_refused_api_resume_lets_go_of_the_folder(tmp_path: Path) -> None:
+    import arena
+    from arena.api.errors import ArenaError
+
+    run = arena.tournament(players=["greedy", "random"], rules=["standard"], games=2, out=tmp_path / "t")
+    with pytest.raises(ArenaError, match="holds a different tournament"):
+        arena.tournament(resume=run.folder, players=["greedy", "tactician"])
+    done = subprocess.run(
+        [sys.executable, "-c", TAKER, str(run.folder)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr

@@ -1,6 +1,9 @@
 """A run's folder: created atomically, never overwritten, checked and repaired on resume.
 
 - ``spec.json``: the settings; ``--resume`` checks every field.
+- ``.arena.lock``: held by the one process that writes the folder
+  (:mod:`arena.tournament.folder_lock`); every file is written without following a link
+  (:mod:`arena.safe_files`), and a folder that is or holds a link is refused.
 - ``games.csv``: one row per player per game, in game order, appended and fsynced batch by batch.
 - ``games.idx``: the journal, one JSON line per written batch, appended right after the batch:
   its games (``start``, ``stop``), where it ends in games.csv (``end``, in bytes), a BLAKE2b
@@ -136,6 +139,17 @@ class RunFolder:
             claim(path)  # before anything is written: the cut below, the games
         except FolderRefused as exc:
             raise RunFolderError(str(exc)) from None
+        try:
+            return cls._reopen(path, saved, spec, rows_per_game, kind)
+        except BaseException:
+            release(path)  # refused: a process that goes on (the Python API) must not keep it
+            raise
+
+    @classmethod
+    def _reopen(
+        cls, path: Path, saved: dict[str, Any], spec: TournamentSpec, rows_per_game: int, kind: str
+    ) -> RunFolder:
+        """:meth:`resume` once the folder is locked."""
         saved_kind = saved.get("kind", "tournament")
         if saved_kind != kind:
             raise RunFolderError(
