@@ -107,6 +107,7 @@ def test_a_second_duel_or_tuning_run_is_refused(tmp_path: Path, kind: str) -> No
         process.wait()
 
 
+@pytest.mark.slow
 def test_a_playing_run_holds_its_folder_until_it_is_killed(tmp_path: Path) -> None:
     folder = tmp_path / "run"
     run = subprocess.Popen(
@@ -122,6 +123,11 @@ def test_a_playing_run_holds_its_folder_until_it_is_killed(tmp_path: Path) -> No
         assert (folder / LOCK).is_file()
         with pytest.raises(FolderBusy):
             hold(folder)
+        # The case: a second --resume while the run plays.  It used to append too.
+        second = [*ARENA, "tournament", "--resume", str(folder), "--no-progress"]
+        done = subprocess.run(second, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert f"(process {run.pid})" in done.stderr
     finally:
         run.kill()
         run.wait()
