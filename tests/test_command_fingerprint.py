@@ -82,3 +82,37 @@ def test_a_program_on_path_is_fingerprinted_by_its_resolved_file(
         "program_sha256": file_sha256(program),
         "argument_sha256": {str(script): file_sha256(script)},
     }
+
+
+# The cmd: opponent's seat processes make its case take about 3 s.
+@pytest.mark.parametrize("changed", [pytest.param("opponent", marks=pytest.mark.slow), "tuned"])
+def test_tune_resume_refuses_a_changed_opponent_or_strategy_file(tmp_path: Path, changed: str) -> None:
+    program, script = _bot(tmp_path)
+    tuned = tmp_path / "mine.py"
+    tuned.write_text(
+        "from arena.players.builtin.threshold import ThresholdPlayer\n\n\n"
+        "class Mine(ThresholdPlayer):\n    pass\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "tune"
+    opponent = f"cmd:{program} {script} greedy" if changed == "opponent" else "greedy"
+    code, err = arena(
+        "tune", f"{tuned}:Mine", "--param", "bank_at=300,400", "--against", opponent,
+        "--rules", "classic", "--budget", "400", "--seed", "1", "--out", str(out), "--no-progress",
+    )  # fmt: skip
+    assert code == 0, err
+    entries = json.loads((out / "run.json").read_text())["entries"]
+    assert entries[f"{tuned}:Mine"] == {"file_sha256": file_sha256(tuned)}
+    if changed == "opponent":
+        assert entries[opponent]["argument_sha256"] == {str(script): file_sha256(script)}
+    else:
+        assert entries[opponent] == {}  # a built-in: nothing to fingerprint
+    code, err = arena("tune", "--resume", str(out), "--no-progress")
+    assert code == 0, err  # unchanged: accepted
+    before = {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()}
+    with (script if changed == "opponent" else tuned).open("a", encoding="utf-8") as file:
+        file.write("\n# a new version\n")
+    code, err = arena("tune", "--resume", str(out), "--no-progress")
+    assert code == 2 and err.count("\n") == 1, err
+    assert "was started with another version of" in err
+    assert {p.name: p.read_bytes() for p in out.iterdir() if p.is_file()} == before

@@ -295,6 +295,20 @@ def _player_identity(player: PlayerSpec) -> dict[str, Any]:
     return data
 
 
+def entry_files(text: str) -> dict[str, Any]:
+    """The fingerprint of the files a player spec text plays with, for runs that save spec
+    texts rather than players (a tuning run): a ``.py`` file's SHA-256, or a ``cmd:``
+    program's :func:`command_identity`; {} for a built-in or an installed plugin."""
+    from arena.sandbox.seats import is_command
+
+    if is_command(text):
+        return command_identity(text)
+    ref = text.strip().split(":", 1)[0]
+    if ref.endswith(".py") and Path(ref).is_file():
+        return {"file_sha256": file_sha256(Path(ref))}
+    return {}
+
+
 def command_identity(text: str) -> dict[str, Any]:
     """What a ``cmd:`` player's behaviour depends on, beyond its spec text: the program (its
     resolved path and the SHA-256 of its bytes) and every argument that names an existing file

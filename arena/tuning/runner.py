@@ -48,7 +48,7 @@ from arena.tournament.folder_lock import FolderRefused, claim
 from arena.tournament.rows import COLUMNS, csv_field
 from arena.tournament.runner import BatchFailed, batch_results
 from arena.tournament.schedule import Schedule
-from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
+from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec, entry_files
 from arena.tuning.race import (
     CONFIDENCE,
     MIN_DEALS,
@@ -64,6 +64,8 @@ from arena.tuning.space import Grid, ParamRange, SpaceError, make_grid
 #: The name every candidate plays under, so that all get the same deals.
 TUNED = "tuned"
 RUN = "run.json"
+#: The key of run.json that holds the fingerprints of the strategy and opponents.
+ENTRIES = "entries"
 GAMES = "games.csv"
 CANDIDATES = "candidates.csv"
 SUMMARY = "tune.json"
@@ -542,8 +544,36 @@ def new_folder(path: Path, settings: TuneSettings) -> None:
     except OSError as exc:
         raise TuneError(f"can't create {path}: {exc.strerror}") from None
     lock_folder(path)
-    text = json.dumps(settings.as_dict(), indent=2, ensure_ascii=False) + "\n"
-    write_text(path / RUN, text)
+    data = {**settings.as_dict(), ENTRIES: entry_fingerprints(settings)}
+    write_text(path / RUN, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def entry_fingerprints(settings: TuneSettings) -> dict[str, dict[str, Any]]:
+    """The files the tuned strategy and each opponent play with, by spec text
+    (:func:`~arena.tournament.spec.entry_files`): saved in run.json, checked on resume."""
+    try:
+        return {text: entry_files(text) for text in (settings.spec, *settings.against)}
+    except StrategyError as exc:
+        raise TuneError(str(exc)) from None
+
+
+def check_entries(path: Path, settings: TuneSettings) -> None:
+    """Refuse to resume a run whose strategy or opponents changed since it started (a ``.py``
+    file, a ``cmd:`` program or a file its arguments name): their games would not be the
+    ones the run began with.  A run.json of an arena before fingerprints has none to check."""
+    try:
+        saved = json.loads((path / RUN).read_text(encoding="utf-8")).get(ENTRIES)
+    except (OSError, ValueError, AttributeError):
+        saved = None
+    if not isinstance(saved, dict):
+        return
+    now = entry_fingerprints(settings)
+    changed = [text for text in now if saved.get(text) != now[text]]
+    if changed:
+        raise TuneError(
+            f"{path} was started with another version of {', '.join(changed)} (its file or program "
+            "changed); resume it with the files it began with, or start a new run"
+        )
 
 
 def lock_folder(path: Path) -> None:
@@ -618,6 +648,7 @@ def run_tune(
         new_folder(folder, settings)
     else:
         lock_folder(folder)  # before the games are cut back or added to
+        check_entries(folder, settings)
     games = GamesFile(folder / GAMES, resume)
     race = Race(candidates, {c.index: [] for c in candidates})
     place = SeatPlace(folder / "seat-logs", (folder.resolve(),))
