@@ -29,8 +29,7 @@ _FLAGS = {
     "x": os.O_WRONLY | os.O_CREAT | os.O_EXCL,
     "r+": os.O_RDWR,
 }
-
-
+#: Why a link is refused, as LinkRefused's strerror.
 LINK = "it is a symbolic link, and arena never writes through one"
 
 
@@ -38,9 +37,7 @@ class LinkRefused(OSError):
     """A path in a run folder is a symbolic link (or a file with other names): arena won't
     write through it.  ``strerror`` is the one-line reason."""
 
-    def __init__(
-        self, path: Path, why: str = "it is a symbolic link, and arena never writes through one"
-    ) -> None:
+    def __init__(self, path: Path, why: str = LINK) -> None:
         super().__init__(errno.ELOOP, why, str(path))
 
 
@@ -54,8 +51,9 @@ def _open_parent(path: Path) -> int:
         raise
 
 
-def open_fd(path: Path, flags: int, mode: int = 0o644) -> int:
-    """``os.open`` of ``path`` that follows no link, neither the file nor its folder."""
+def open_fd(path: Path, flags: int, mode: int = 0o666) -> int:
+    """``os.open`` of ``path`` that follows no link, neither the file nor its folder; a new
+    file gets ``mode`` less the umask, as with ``open``."""
     parent = _open_parent(path)
     try:
         try:
