@@ -61,6 +61,7 @@ def decided(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
 def test_a_duel_writes_a_run_folder(decided: tuple[Path, dict]) -> None:
     folder, data = decided
     assert {p.name for p in folder.iterdir()} == {
+        ".arena.lock",  # the folder lock (arena.tournament.folder_lock), empty
         "games.csv",
         "games.idx",
         "duel.json",

@@ -49,6 +49,7 @@ def test_round_robin_writes_every_file(tmp_path: Path) -> None:
     code, stdout, _ = tournament(out, *FAST, "--workers", "1")
     assert code == 0
     assert {p.name for p in out.iterdir()} == {
+        ".arena.lock",  # the folder lock (arena.tournament.folder_lock), empty
         "games.csv",
         "summary.csv",
         "pairwise.csv",

@@ -40,6 +40,7 @@ from arena.analysis.ratings import Order, finishing_order, plackett_luce_elo
 from arena.analysis.stats import wilson_interval
 from arena.analysis.tally import WIN_UNITS, RunTally
 from arena.players.text import csv_text
+from arena.safe_files import open_file
 
 __all__ = [  # the reading side lives in games_csv.py; these names stay importable from here
     "CHUNK_ROWS",
@@ -113,16 +114,16 @@ def build_reports(
     gauntlet = GauntletPairs(tested, names) if tested is not None else None
     error_count = 0
     if errors_path is not None:
-        pd.DataFrame(columns=ERROR_COLUMNS).to_csv(errors_path, index=False, lineterminator="\n")
+        with open_file(errors_path, "w", encoding="utf-8", newline="") as file:
+            pd.DataFrame(columns=ERROR_COLUMNS).to_csv(file, index=False, lineterminator="\n")
     for block in game_blocks(path, names, chunk_rows):
         tally.add(block)
         if gauntlet is not None:
             gauntlet.add(block)
         error_count += len(block.faults)
         if len(block.faults) and errors_path is not None:  # streamed: memory doesn't grow with faults
-            neutral(block.faults).to_csv(
-                errors_path, mode="a", header=False, index=False, lineterminator="\n"
-            )
+            with open_file(errors_path, "a", encoding="utf-8", newline="") as file:
+                neutral(block.faults).to_csv(file, header=False, index=False, lineterminator="\n")
     order = list(ruleset_order or [])
     order += [r for r in names.rulesets if r not in order]
     rulesets, players = names.rulesets, names.players
@@ -296,7 +297,8 @@ def write_reports(
     if tested is not None:
         tables.append(("gauntlet.csv", stats.gauntlet))
     for name, table in tables:
-        neutral(table).to_csv(folder / name, index=False, lineterminator="\n", float_format="%.6f")
+        with open_file(folder / name, "w", encoding="utf-8", newline="") as file:
+            neutral(table).to_csv(file, index=False, lineterminator="\n", float_format="%.6f")
     return stats
 
 

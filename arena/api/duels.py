@@ -166,22 +166,25 @@ def duel(
         raise ArenaError(" ".join(str(exc).split()).replace("--sprt:", "sprt:", 1)) from None
     workers = workers or os.cpu_count() or 1
     started = now_text()
-    outcome = run_duel(
-        ruleset,
-        spec.players[0],
-        spec.players[1],
-        games=spec.games,
-        seed=spec.seed,
-        sprt=test,
-        workers=workers,
-        move_timeout=spec.move_timeout,
-        progress=progress,
-        folder=folder,
-        batch_size=batch_size,
-        compiled=use_compiled,
-        seat_limits=spec.seat_limits,
-    )
-    data = write_duel_files(folder, spec, outcome, workers=workers, started=started, resumed_from=0)
+    try:
+        outcome = run_duel(
+            ruleset,
+            spec.players[0],
+            spec.players[1],
+            games=spec.games,
+            seed=spec.seed,
+            sprt=test,
+            workers=workers,
+            move_timeout=spec.move_timeout,
+            progress=progress,
+            folder=folder,
+            batch_size=batch_size,
+            compiled=use_compiled,
+            seat_limits=spec.seat_limits,
+        )
+        data = write_duel_files(folder, spec, outcome, workers=workers, started=started, resumed_from=0)
+    finally:
+        folder.release()  # this process may go on (a notebook): let others at the folder
     if outcome.error is not None:
         raise ArenaError(f"{outcome.error}; {outcome.tally.games:,} games kept in {folder.path}")
     return DuelResult(folder.path, outcome, data)

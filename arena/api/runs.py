@@ -162,10 +162,13 @@ def tournament(
         raise ArenaError(" ".join(str(exc).split())) from None
     workers = workers or os.cpu_count() or 1
     started, resumed_from = now_text(), folder.completed_games
-    outcome = run_tournament(spec, folder, workers=workers, batch_size=batch_size, progress=progress)
-    stats = write_run_files(
-        spec, schedule, folder, outcome, workers=workers, started=started, resumed_from=resumed_from
-    )
+    try:
+        outcome = run_tournament(spec, folder, workers=workers, batch_size=batch_size, progress=progress)
+        stats = write_run_files(
+            spec, schedule, folder, outcome, workers=workers, started=started, resumed_from=resumed_from
+        )
+    finally:
+        folder.release()  # this process may go on (a notebook): let others at the folder
     if outcome.error is not None:
         raise ArenaError(f"{outcome.error}; continue with arena.tournament(resume={str(folder.path)!r})")
     return Run(folder.path, stats)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
 from arena.cli.duel_command import duel_command
@@ -19,6 +21,15 @@ from arena.distribution import DISTRIBUTION
 @click.version_option(package_name=DISTRIBUTION)
 def cli() -> None:
     """Write bots for the dice game 10,000 and pit them against each other."""
+    click.get_current_context().call_on_close(_release_folders)
+
+
+def _release_folders() -> None:
+    """Drop the locks of the run folders the command wrote, once it is done (however it
+    ended): the process may go on (a test's CliRunner, a script calling the command)."""
+    lock = sys.modules.get("arena.tournament.folder_lock")  # not imported: nothing held
+    if lock is not None:
+        lock.release_all()
 
 
 cli.add_command(tournament_command)

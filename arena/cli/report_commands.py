@@ -227,10 +227,12 @@ def report_command(folder: Path, plot: bool, as_json: bool) -> None:
     written: list[Path] = []
     if plot:
         from arena.analysis.plots import PlotError, write_plots
+        from arena.tournament.folder_lock import FolderRefused, claim
 
         try:
+            claim(folder)  # the plots are written into the run folder: one writer, no links
             written = write_plots(stats, folder)
-        except PlotError as exc:
+        except (PlotError, FolderRefused) as exc:
             fail(str(exc))
     if as_json:
         echo_json({**run_json(folder, stats, played, total), "plots": [str(p) for p in written]})

@@ -29,6 +29,29 @@ TIE_RULES: tuple[str, ...] = ("share", "playoff")
 #: Every scoring value in the documents is a multiple of this.
 POINT_STEP = 50
 
+#: The largest value of any whole-number field (points, target, thresholds, penalties, bar,
+#: bonuses, streak and strike counts).  The documents' largest value is 10,000.
+#:
+#: Why this bound keeps every number below 2**63 - 1 (the compiled kernel's int64, and the
+#: int64 columns pandas reads games.csv into):
+#:
+#: - One roll scores at most 3 * MAX_VALUE + 1000 < 2**32: six of a kind under ``fixed_bonus``
+#:   (a triple of 1s, 1000, plus three bonuses); every other reading is smaller (doubling gives
+#:   at most 8 x 1000, a straight, three pairs or a fixed value at most MAX_VALUE, two triplets
+#:   MAX_VALUE + 1000 + 600).
+#: - A score is below ``target`` until the turn that reaches it, after which each player has at
+#:   most one more turn; penalties and strikes only lower it.  So a score is at most
+#:   target + one turn, whatever the round limit, and a playoff turn is one turn.
+#: - A turn of k scoring rolls is at most k * 2**32, so a turn near 2**62 needs 2**30 rolls in a
+#:   row without a farkle.  Every roll farkles with chance at least 1080/46656 (six dice showing
+#:   two pairs and two singles of 2, 3, 4, 6; fewer dice farkle more often), so the chance of
+#:   such a turn is below (1 - 1/44)**(2**30), about e**-24,000,000: it does not happen.
+#: - A report's sums (scores over the games of a run) stay below 2**63 for tens of millions of
+#:   games even of such extreme rulesets (a turn of 50 rolls of 3 * 10**9 each), and for 10**13
+#:   games of the documents' rulesets.
+#: - The bar is a banked turn plus ``bar_step``: one turn and one value.
+MAX_VALUE = 10**9
+
 
 class RulesetError(ValueError):
     """A ruleset is refused: an unknown key, a wrong type or an impossible combination.
@@ -160,6 +183,14 @@ def _check_points(rules: Ruleset, key: str, *, positive: bool = False) -> None:
         raise RulesetError(key, f"must be a multiple of {POINT_STEP}, got {value}")
 
 
+def _check_bound(key: str, value: int) -> None:
+    """Refuse a value above :data:`MAX_VALUE` (see there why the bound exists)."""
+    if value > MAX_VALUE:
+        raise RulesetError(
+            key, f"must be at most {MAX_VALUE:,} (so no score or sum can pass 2**63 - 1), got {value:,}"
+        )
+
+
 def validate(rules: Ruleset) -> None:
     """Refuse a ruleset that no table could play, naming the key at fault."""
     types = rule_types()
@@ -168,6 +199,8 @@ def validate(rules: Ruleset) -> None:
         # bool is a subclass of int: refuse True where a number is meant and vice versa.
         if type(value) is not expected:
             raise RulesetError(name, f"must be {expected.__name__}, got {type(value).__name__} {value!r}")
+        if expected is int:
+            _check_bound(name, value)
     for key in ("name", "description"):
         if any(c in getattr(rules, key) for c in "\r\n"):
             raise RulesetError(key, "must be one line")

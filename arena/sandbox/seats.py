@@ -31,6 +31,7 @@ from arena.players.names import fold_spaces, name_refusal, player_label
 from arena.players.protocol import GameInfo
 from arena.players.text import visible
 from arena.players.timeout import MoveTimeout
+from arena.safe_files import make_folder, open_file
 from arena.sandbox import cgroups, confine, exposure, wire
 from arena.sandbox.limits import SeatLimits
 from arena.sandbox.process import NoReply, SeatProcess
@@ -229,8 +230,8 @@ class SeatPool:
             return None
         log = self._logs.get(index)
         if log is None:
-            folder.mkdir(exist_ok=True)
-            log = self._logs[index] = open(folder / log_name(self.players[index].label), "ab")  # noqa: SIM115
+            make_folder(folder)
+            log = self._logs[index] = open_file(folder / log_name(self.players[index].label), "ab")
         return log
 
     def _process(self, index: int) -> SeatProcess:

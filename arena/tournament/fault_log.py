@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import arena
 from arena.players.text import for_terminal, visible
+from arena.safe_files import write_text
 
 if TYPE_CHECKING:
     from arena.tournament.schedule import Schedule
@@ -212,7 +213,7 @@ def errors_log_text(groups: list[FaultGroup], describe_game: Callable[[int, int]
 def write_errors_log(
     path: Path, groups: list[FaultGroup], describe_game: Callable[[int, int], str] | None = None
 ) -> None:
-    path.write_text(errors_log_text(groups, describe_game), encoding="utf-8")
+    write_text(path, errors_log_text(groups, describe_game))
 
 
 def fault_counts(errors_csv: Path) -> dict[str, Counter[str]]:

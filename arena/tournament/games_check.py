@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arena.safe_files import open_file, write_bytes
 from arena.tournament.rows import COLUMNS, HEADER, csv_field
 from arena.tournament.schedule import Schedule
 
@@ -109,7 +110,7 @@ class _Verifier:
 
     def run(self) -> Verified:
         header = HEADER.encode()
-        with open(self.games_path, "rb+") as games:
+        with open_file(self.games_path, "r+b") as games:
             head = games.read(len(header))
             if head != header:
                 if header.startswith(head) and not games.read(1):  # a header torn by a power cut
@@ -216,7 +217,7 @@ class _Verifier:
         return None
 
     def _cut_index(self, keep: int) -> None:
-        with open(self.index_path, "rb+") as index:
+        with open_file(self.index_path, "r+b") as index:
             if index.seek(0, os.SEEK_END) != keep:
                 index.truncate(keep)
                 index.flush()
@@ -384,7 +385,4 @@ def _cut(file: Any, length: int, write: bytes = b"") -> None:
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
-    with open(path, "wb") as file:
-        file.write(data)
-        file.flush()
-        os.fsync(file.fileno())
+    write_bytes(path, data, sync=True)

@@ -1,6 +1,9 @@
 """A run's folder: created atomically, never overwritten, checked and repaired on resume.
 
 - ``spec.json``: the settings; ``--resume`` checks every field.
+- ``.arena.lock``: held by the one process that writes the folder
+  (:mod:`arena.tournament.folder_lock`); every file is written without following a link
+  (:mod:`arena.safe_files`), and a folder that is or holds a link is refused.
 - ``games.csv``: one row per player per game, in game order, appended and fsynced batch by batch.
 - ``games.idx``: the journal, one JSON line per written batch, appended right after the batch:
   its games (``start``, ``stop``), where it ends in games.csv (``end``, in bytes), a BLAKE2b
@@ -31,7 +34,9 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from arena.safe_files import LinkRefused, open_file, refuse_links, write_bytes
 from arena.tournament.fault_budget import FaultBudget
+from arena.tournament.folder_lock import LOCK, FolderRefused, claim, hold, release
 from arena.tournament.games_check import GAMES, INDEX, GamesCheckError, check_and_cut
 from arena.tournament.rows import HEADER
 from arena.tournament.schedule import Schedule
@@ -76,8 +81,8 @@ class RunFolder:
         self._rows_per_game = rows_per_game
         self._end = end  # bytes in games.csv
         self._budget = FaultBudget(known_faults)  # the distinct faults the journal holds
-        self._games = open(path / GAMES, "ab", buffering=0)  # noqa: SIM115 - kept open
-        self._index = open(path / INDEX, "ab", buffering=0)  # noqa: SIM115 - kept open
+        self._games = open_file(path / GAMES, "ab", buffering=0)
+        self._index = open_file(path / INDEX, "ab", buffering=0)
 
     @classmethod
     def create(cls, path: Path, spec: TournamentSpec, extra: dict[str, Any] | None = None) -> RunFolder:
@@ -94,6 +99,7 @@ class RunFolder:
             _remove_stale_partials(parent)
             temp = parent / f".{path.name[:64]}.partial-{os.getpid()}-{secrets.token_hex(3)}"
             temp.mkdir()
+            hold(temp)  # the lock goes with the folder when it is renamed into place
             _write_json(
                 temp / SPEC,
                 {
@@ -118,6 +124,7 @@ class RunFolder:
             raise RunFolderError(f"cannot write {path}: {exc.strerror or exc}") from None
         finally:
             if temp is not None:
+                release(temp)
                 shutil.rmtree(temp, ignore_errors=True)
         return cls(path, 0, Schedule(spec).table_size, len(HEADER.encode()))
 
@@ -129,6 +136,21 @@ class RunFolder:
         games whose bytes are verified and cut the rest (see the module's description).  A
         folder of another kind of run (``kind`` in spec.json: a duel) is refused."""
         saved = load_saved_spec(path)
+        try:
+            claim(path)  # before anything is written: the cut below, the games
+        except FolderRefused as exc:
+            raise RunFolderError(str(exc)) from None
+        try:
+            return cls._reopen(path, saved, spec, rows_per_game, kind)
+        except BaseException:
+            release(path)  # refused: a process that goes on (the Python API) must not keep it
+            raise
+
+    @classmethod
+    def _reopen(
+        cls, path: Path, saved: dict[str, Any], spec: TournamentSpec, rows_per_game: int, kind: str
+    ) -> RunFolder:
+        """:meth:`resume` once the folder is locked."""
         saved_kind = saved.get("kind", "tournament")
         if saved_kind != kind:
             raise RunFolderError(
@@ -198,6 +220,11 @@ class RunFolder:
     def write_json(self, name: str, data: dict[str, Any]) -> None:
         _write_json(self.path / name, data)
 
+    def release(self) -> None:
+        """Drop the folder's lock (:mod:`arena.tournament.folder_lock`) once everything is
+        written; a process that just exits needs no call."""
+        release(self.path)
+
 
 def load_saved_spec(path: Path) -> dict[str, Any]:
     """The settings a run folder was started with; one-line errors for anything else."""
@@ -212,6 +239,10 @@ def load_saved_spec(path: Path) -> dict[str, Any]:
                 "before any game: start it again)"
             )
         raise RunFolderError(f"{path}: no such run folder")
+    try:
+        refuse_links(path)
+    except LinkRefused as exc:
+        raise RunFolderError(f"{exc.filename}: {exc.strerror}; the folder is refused") from None
     try:
         data = json.loads((path / SPEC).read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -267,8 +298,13 @@ def _check_new(path: Path) -> None:
             )
     try:
         exists = path.exists()
+        linked = path.is_symlink()  # a dangling one too: the folder must be its own path
     except OSError as exc:
         raise RunFolderError(f"cannot write {path}: {exc.strerror or exc}") from None
+    if linked:
+        raise RunFolderError(
+            f"{path} is a symbolic link; choose another --out (arena never writes through one)"
+        )
     if exists:
         raise RunFolderError(_exists_message(path))
 
@@ -293,7 +329,7 @@ def _remove_stale_partials(parent: Path) -> None:
             found = _PARTIAL.match(entry.name)
             if found is None or not entry.is_dir() or _alive(int(found["pid"])):
                 continue
-            if {p.name for p in entry.iterdir()} <= {SPEC, GAMES, INDEX}:
+            if {p.name for p in entry.iterdir()} <= {SPEC, GAMES, INDEX, LOCK}:
                 shutil.rmtree(entry, ignore_errors=True)
 
 
@@ -346,10 +382,7 @@ def _write_all(file: Any, data: bytes) -> None:
 
 
 def _write_bytes(path: Path, data: bytes) -> None:
-    with open(path, "wb") as file:
-        file.write(data)
-        file.flush()
-        os.fsync(file.fileno())
+    write_bytes(path, data, sync=True)
 
 
 def _fsync_folder(path: Path) -> None:

@@ -7,6 +7,7 @@ reset at chunk boundaries (see :mod:`arena.tournament.supervisor`)."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine import DEFAULT_MAX_ROUNDS, Ruleset
+from arena.engine.rules import MAX_VALUE
 from arena.players import PlayerSpec
 from arena.players.loading import StrategyError, why_not_seated
 from arena.players.names import fold_spaces, name_refusal
@@ -100,6 +102,8 @@ class TournamentSpec:
             raise ValueError(f"chunk_games must be a whole number of at least 1, got {self.chunk_games!r}")
         if self.seed < 0:
             raise ValueError(f"seed must be zero or more, got {self.seed}")
+        if not 1 <= self.max_rounds <= MAX_VALUE:
+            raise ValueError(f"max_rounds must be 1 to {MAX_VALUE:,} (the compiled kernel counts in int64)")
         if self.move_timeout is not None and not (0 < self.move_timeout < math.inf):
             raise ValueError(f"move timeout must be a positive number of seconds, got {self.move_timeout}")
         names = [r.name for r in self.rulesets]
@@ -177,7 +181,6 @@ def spec_from_identity(data: dict[str, Any], command: str = "") -> TournamentSpe
     Every field is checked first (:func:`check_identity`): a hand-edited file is refused with
     one line naming the field, never played with a float seed or zero rounds."""
     from arena.engine import Ruleset
-    from arena.players.loading import StrategyError
     from arena.sandbox import load_player
 
     check_identity(data)
@@ -215,13 +218,17 @@ class SpecFieldError(ValueError):
     """A saved setting of the wrong type or out of range; the message names the field."""
 
 
-def _whole(data: dict[str, Any], key: str, least: int, *, optional: bool = False) -> None:
+def _whole(
+    data: dict[str, Any], key: str, least: int, *, optional: bool = False, most: int | None = None
+) -> None:
     value = data.get(key)
     if optional and value is None:
         return
     # bool is an int to Python, and 2.0 is a float: neither is a count or a seed.
     if not isinstance(value, int) or isinstance(value, bool) or value < least:
         raise SpecFieldError(f"{key} must be a whole number of at least {least}, got {json.dumps(value)}")
+    if most is not None and value > most:
+        raise SpecFieldError(f"{key} must be at most {most:,}, got {value:,}")
 
 
 def check_identity(data: Any) -> None:
@@ -241,7 +248,7 @@ def check_identity(data: Any) -> None:
         raise SpecFieldError(f"format must be one of {', '.join(FORMATS)}, got {json.dumps(data['format'])}")
     _whole(data, "games", 1)
     _whole(data, "seed", 0)
-    _whole(data, "max_rounds", 1)
+    _whole(data, "max_rounds", 1, most=MAX_VALUE)  # like a ruleset's values (MAX_VALUE's argument)
     _whole(data, "seats", 2, optional=True)
     if "chunk_games" in data:  # absent: the default
         _whole(data, "chunk_games", 1)
@@ -289,5 +296,55 @@ def _player_identity(player: PlayerSpec) -> dict[str, Any]:
     ref = player.text.split(":", 1)[0] if player.source == "file" else ""
     if ref.endswith(".py") and Path(ref).is_file():
         # A changed strategy file makes different games: resuming with it is refused.
-        data["file_sha256"] = hashlib.sha256(Path(ref).read_bytes()).hexdigest()
+        data["file_sha256"] = file_sha256(Path(ref))
+    if player.source == "command":
+        data.update(command_identity(player.text))
     return data
+
+
+def entry_files(text: str) -> dict[str, Any]:
+    """The fingerprint of the files a player spec text plays with, for runs that save spec
+    texts rather than players (a tuning run): a ``.py`` file's SHA-256, or a ``cmd:``
+    program's :func:`command_identity`; {} for a built-in or an installed plugin."""
+    from arena.sandbox.seats import is_command
+
+    if is_command(text):
+        return command_identity(text)
+    ref = text.strip().split(":", 1)[0]
+    if ref.endswith(".py") and Path(ref).is_file():
+        return {"file_sha256": file_sha256(Path(ref))}
+    return {}
+
+
+def command_identity(text: str) -> dict[str, Any]:
+    """What a ``cmd:`` player's behaviour depends on, beyond its spec text: the program (its
+    resolved path and the SHA-256 of its bytes) and every argument that names an existing file
+    (the SHA-256 of each, by the argument as written).  A program or script replaced between
+    runs plays different games, so ``--resume`` refuses it as it refuses a changed ``.py``.
+
+    A file the program opens by itself (not named on its command line) is not seen; a program
+    that can't be found any more raises StrategyError with one line."""
+    from arena.sandbox.seats import seat_argv
+
+    argv = seat_argv(text)
+    program = Path(argv[0])
+    files: dict[str, str] = {}
+    for argument in argv[1:]:
+        with contextlib.suppress(OSError, ValueError):  # a name too long, a NUL: not a file
+            if Path(argument).is_file():
+                files[argument] = file_sha256(Path(argument))
+    try:
+        program_sha256 = file_sha256(program)
+    except OSError as exc:
+        why = f"cannot read the program {program} to fingerprint it: {exc.strerror}"
+        raise StrategyError(f"{text}: {why}") from None
+    return {"program": str(program), "program_sha256": program_sha256, "argument_sha256": files}
+
+
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file's bytes, read in pieces (a bot may name a large data file)."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        while piece := file.read(1 << 20):
+            digest.update(piece)
+    return digest.hexdigest()

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.engine import Ruleset
+from arena.tournament.folder_lock import release
 from arena.tuning.runner import (
     DEFAULT_ALPHA,
     DEFAULT_BUDGET,
@@ -113,15 +114,18 @@ def tune(
             first_deals=first_deals,
         )
         folder = Path(out) if out is not None else default_folder()
-    result = run_tune(
-        settings,
-        folder,
-        load=_load,  # type: ignore[arg-type]
-        resume=resume is not None,
-        workers=workers or os.cpu_count() or 1,
-        compiled=compiled,
-        progress=progress,
-    )
+    try:
+        result = run_tune(
+            settings,
+            folder,
+            load=_load,  # type: ignore[arg-type]
+            resume=resume is not None,
+            workers=workers or os.cpu_count() or 1,
+            compiled=compiled,
+            progress=progress,
+        )
+    finally:
+        release(folder)  # this process may go on (a notebook): let others at the folder
     frame = pd.DataFrame(result.rows)
     frame["eliminated"] = frame["eliminated"].astype("Int64")  # a round, or <NA> if never dropped
     frame.attrs["tune"] = result.summary

@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from arena.safe_files import open_file
+
 
 def plot_candidates(rows: list[dict[str, Any]], names: list[str], path: Path) -> None:
     """Draw the candidates' scores (with their intervals for one parameter) to ``path``.
@@ -46,5 +48,6 @@ def plot_candidates(rows: list[dict[str, Any]], names: list[str], path: Path) ->
     best = max(rows, key=lambda r: (r["best"], r["score"]))
     axes.set_title(f"best: {best['candidate']}", fontsize=9)
     figure.tight_layout()
-    figure.savefig(path, metadata={"Software": None})
+    with open_file(path, "wb") as file:
+        figure.savefig(file, format="png", metadata={"Software": None})
     plt.close(figure)

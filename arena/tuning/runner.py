@@ -42,11 +42,13 @@ from tqdm import tqdm
 from arena.engine import Ruleset, derive_seed
 from arena.players import PlayerSpec
 from arena.players.loading import StrategyError
+from arena.safe_files import open_file, write_text
 from arena.sandbox import SeatPlace
+from arena.tournament.folder_lock import FolderRefused, claim
 from arena.tournament.rows import COLUMNS, csv_field
 from arena.tournament.runner import BatchFailed, batch_results
 from arena.tournament.schedule import Schedule
-from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
+from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec, entry_files
 from arena.tuning.race import (
     CONFIDENCE,
     MIN_DEALS,
@@ -62,6 +64,8 @@ from arena.tuning.space import Grid, ParamRange, SpaceError, make_grid
 #: The name every candidate plays under, so that all get the same deals.
 TUNED = "tuned"
 RUN = "run.json"
+#: The key of run.json that holds the fingerprints of the strategy and opponents.
+ENTRIES = "entries"
 GAMES = "games.csv"
 CANDIDATES = "candidates.csv"
 SUMMARY = "tune.json"
@@ -286,7 +290,7 @@ class GamesFile:
         self.used = 0
         self._file: io.TextIOWrapper | None = None
         if not resume:
-            with open(path, "x", encoding="utf-8", newline="") as file:
+            with open_file(path, "x", encoding="utf-8", newline="") as file:
                 file.write(",".join(GAME_COLUMNS) + "\n")
 
     def take(self, round_number: int, label: str, games: int) -> Block | None:
@@ -301,7 +305,7 @@ class GamesFile:
     def append(self, block: Block) -> None:
         if self._file is None:
             self._cut()
-            self._file = open(self.path, "a", encoding="utf-8", newline="")  # noqa: SIM115
+            self._file = open_file(self.path, "a", encoding="utf-8", newline="")
         self._file.write("".join(block.lines))
         self._file.flush()
 
@@ -311,7 +315,7 @@ class GamesFile:
             return
         kept = [line for b in self.stored[: self.used] for line in b.lines]
         tmp = self.path.with_suffix(".tmp")
-        with open(tmp, "w", encoding="utf-8", newline="") as file:
+        with open_file(tmp, "w", encoding="utf-8", newline="") as file:
             file.write(",".join(GAME_COLUMNS) + "\n")
             file.writelines(kept)
         os.replace(tmp, self.path)
@@ -450,7 +454,7 @@ def write_candidates(path: Path, rows: list[dict[str, Any]]) -> None:
             else:
                 cells.append(csv_field(str(value)))
         lines.append(",".join(cells) + "\n")
-    path.write_text("".join(lines), encoding="utf-8", newline="")
+    write_text(path, "".join(lines))
 
 
 def _leader(race: Race) -> int:
@@ -539,8 +543,46 @@ def new_folder(path: Path, settings: TuneSettings) -> None:
         path.mkdir(parents=True)
     except OSError as exc:
         raise TuneError(f"can't create {path}: {exc.strerror}") from None
-    text = json.dumps(settings.as_dict(), indent=2, ensure_ascii=False) + "\n"
-    (path / RUN).write_text(text, encoding="utf-8", newline="")
+    lock_folder(path)
+    data = {**settings.as_dict(), ENTRIES: entry_fingerprints(settings)}
+    write_text(path / RUN, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def entry_fingerprints(settings: TuneSettings) -> dict[str, dict[str, Any]]:
+    """The files the tuned strategy and each opponent play with, by spec text
+    (:func:`~arena.tournament.spec.entry_files`): saved in run.json, checked on resume."""
+    try:
+        return {text: entry_files(text) for text in (settings.spec, *settings.against)}
+    except StrategyError as exc:
+        raise TuneError(str(exc)) from None
+
+
+def check_entries(path: Path, settings: TuneSettings) -> None:
+    """Refuse to resume a run whose strategy or opponents changed since it started (a ``.py``
+    file, a ``cmd:`` program or a file its arguments name): their games would not be the
+    ones the run began with.  A run.json of an arena before fingerprints has none to check."""
+    try:
+        saved = json.loads((path / RUN).read_text(encoding="utf-8")).get(ENTRIES)
+    except (OSError, ValueError, AttributeError):
+        saved = None
+    if not isinstance(saved, dict):
+        return
+    now = entry_fingerprints(settings)
+    changed = [text for text in now if saved.get(text) != now[text]]
+    if changed:
+        raise TuneError(
+            f"{path} was started with another version of {', '.join(changed)} (its file or program "
+            "changed); resume it with the files it began with, or start a new run"
+        )
+
+
+def lock_folder(path: Path) -> None:
+    """Make this process the only writer of the tuning run in ``path``, and refuse a folder
+    with a link in it (:mod:`arena.tournament.folder_lock`, :mod:`arena.safe_files`)."""
+    try:
+        claim(path)
+    except FolderRefused as exc:
+        raise TuneError(str(exc)) from None
 
 
 def read_settings(path: Path) -> TuneSettings:
@@ -604,6 +646,9 @@ def run_tune(
             raise TuneError(" ".join(str(exc).split())) from None
     if not resume:
         new_folder(folder, settings)
+    else:
+        lock_folder(folder)  # before the games are cut back or added to
+        check_entries(folder, settings)
     games = GamesFile(folder / GAMES, resume)
     race = Race(candidates, {c.index: [] for c in candidates})
     place = SeatPlace(folder / "seat-logs", (folder.resolve(),))
@@ -674,5 +719,5 @@ def run_tune(
     if not interrupted:
         write_candidates(folder / CANDIDATES, rows)
         text = json.dumps(result, indent=2, ensure_ascii=False) + "\n"
-        (folder / SUMMARY).write_text(text, encoding="utf-8", newline="")
+        write_text(folder / SUMMARY, text)
     return TuneResult(folder, rows, result, played, interrupted, error)
