@@ -25,7 +25,6 @@ from arena.cli.rules_commands import resolve_rules
 from arena.cli.seat_options import Seating, seat_options
 from arena.engine import DEFAULT_MAX_ROUNDS
 from arena.players import StrategyError
-from arena.sandbox import is_command
 from arena.tournament import FORMATS, TournamentSpec, run_tournament
 from arena.tournament.batch import FaultDetail
 from arena.tournament.dask_backend import INSTALL_HINT, DaskBackendError
@@ -224,8 +223,6 @@ def tournament_command(
         fail("--scheduler goes with --backend dask")
     if backend == "dask" and importlib.util.find_spec("distributed") is None:
         fail(INSTALL_HINT)
-    if backend == "dask" and (seating.isolate or any(is_command(p) for p in players)):
-        fail("isolated players (--isolate, cmd:) play on the local backend only")
     workers = workers or os.cpu_count() or 1
     given = {
         name
@@ -252,8 +249,6 @@ def tournament_command(
         except KeyboardInterrupt:
             click.echo("interrupted before any game was played", err=True)
             raise SystemExit(stop.exit_status) from None
-        if backend == "dask" and spec.isolated:
-            fail("this run's players are isolated, and isolated players play on the local backend only")
         run = _Run(spec, schedule, folder, stop, backend, scheduler, workers, json_out)
         run.play(batch_size, progress, fail_fast, resume is not None)
         run.finish()
