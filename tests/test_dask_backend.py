@@ -443,11 +443,25 @@ class Talker(GreedyPlayer):
 """
 
 
+def hosts_of(client) -> list[int]:
+    """The chunk hosts (arena.tournament.chunk_host) the cluster's workers have now."""
+    workers = set(client.run(os.getpid).values())
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if len(argv) > 4 and b"arena.tournament.chunk_host" in argv[2] and int(argv[4]) in workers:
+            found.append(int(entry.name))
+    return found
+
+
 def test_a_command_bot_plays_on_dask_and_its_stderr_comes_back(
     cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # From the repository, as a user names the bot: the relative path is found on the worker.
-    local_cluster, _ = cluster
+    local_cluster, client = cluster
     monkeypatch.chdir(REPO)
     talker = tmp_path / "talker.py"
     talker.write_text(TALKER)
@@ -470,6 +484,7 @@ def test_a_command_bot_plays_on_dask_and_its_stderr_comes_back(
     # Every game the talker played (8 of 12), in game order whatever worker played it.
     seats = [r.split(",")[4] for r in csv_bytes(out).decode().splitlines()[1:] if ",talker," in r]
     assert len(seats) == 8 and log == [f"thinking out loud in seat {seat}" for seat in seats]
+    assert hosts_of(client) == []  # the run stopped its hosts (and so their seats) on every worker
 
 
 def test_the_run_folder_is_hidden_from_seats_on_a_dask_worker(

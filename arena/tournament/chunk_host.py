@@ -90,6 +90,8 @@ def main(argv: list[str]) -> None:
 
 
 def _stop(signum: int, frame: object) -> NoReturn:
+    # Once: a second SIGTERM (the worker's, after its death signal) must not cut the clean-up.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
     raise SystemExit(0)  # the pool and the private folder are cleaned up on the way out
 
 
@@ -115,11 +117,12 @@ class _Host:
         if problem is not None:
             self._send(("failed", problem))
             return
-        private = Path(tempfile.mkdtemp(prefix="arena-host-"))
-        place = SeatPlace(private / "seat-logs" if setup.logs else None, (*setup.hidden, private))
         cap = spec.seat_limits.file_size_mb * 1024 * 1024 if spec.seat_limits is not None else 0
         pool: ChunkPool | None = None
+        private: Path | None = None
         try:
+            private = Path(tempfile.mkdtemp(prefix="arena-host-"))
+            place = SeatPlace(private / "seat-logs" if setup.logs else None, (*setup.hidden, private))
             self._send(("ready", None))
             while True:
                 try:
@@ -138,7 +141,8 @@ class _Host:
         finally:
             if pool is not None:
                 pool.close(graceful=False)
-            shutil.rmtree(private, ignore_errors=True)
+            if private is not None:
+                shutil.rmtree(private, ignore_errors=True)
 
 
 def _play(pool: ChunkPool, job: Job) -> tuple[tuple[BatchResult, ...], str | None]:
