@@ -502,3 +502,52 @@ def test_the_run_folder_is_hidden_from_seats_on_a_dask_worker(
     )
     honest = played(tmp_path / "elsewhere", ["greedy", "threshold"], isolate=False, dask=None, **options)
     assert csv_bytes(remote) == csv_bytes(honest)
+
+
+DIES_OUTSIDE = """
+import os
+import sys
+
+from arena.players.builtin.greedy import GreedyPlayer
+
+
+def in_a_game():
+    # True when arena plays games, not when it checks the player while loading the spec.
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_name != "play_chunk":
+        frame = frame.f_back
+    return frame is not None
+
+
+class DiesWhenFreed(GreedyPlayer):
+    name = "dies-when-freed"
+    made = 0
+
+    def __init__(self):
+        type(self).made += in_a_game()
+
+    def __del__(self):
+        if type(self).made > 2:  # the player of game 2
+            os._exit(9)  # runs in arena's code, when the player object is freed
+"""
+
+
+def test_a_chunk_process_that_dies_outside_any_call_stops_the_run_with_the_local_line(
+    cluster, tmp_path: Path
+) -> None:
+    local_cluster, _ = cluster
+    bot = tmp_path / "dies.py"
+    bot.write_text(DIES_OUTSIDE)
+    s = TournamentSpec((CLASSIC,), (load_player_spec("greedy"), load_player_spec(str(bot))), games=6, seed=2)
+    outcomes = [
+        run_tournament(s, RunFolder.create(tmp_path / name, s), batch_size=1, progress=False, **where)
+        for name, where in [
+            ("local", {}),
+            ("dask", {"backend": "dask", "scheduler": local_cluster.scheduler_address}),
+        ]
+    ]
+    local, remote = outcomes
+    assert remote.error == local.error and remote.interrupted
+    assert (remote.error or "").startswith("the process playing game 2 exited with status 9 outside any")
+    assert remote.games_written == 2  # the games sent before it are kept
+    assert (tmp_path / "dask" / "games.csv").read_bytes() == (tmp_path / "local" / "games.csv").read_bytes()

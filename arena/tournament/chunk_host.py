@@ -131,10 +131,15 @@ class _Host:
                     return
                 if job is None:
                     return
-                if pool is None:
-                    pool = ChunkPool(spec, 1, setup.every, place)
-                played, failure = _play(pool, job)
-                if failure is not None:  # its template may be gone: the next chunk gets a new one
+                played, failure = (), None
+                try:
+                    if pool is None:
+                        pool = ChunkPool(spec, 1, setup.every, place)
+                    played, failure = _play(pool, job)
+                except Exception as exc:  # arena's own failure, never a strategy's: those are faults
+                    failure = f"arena failed on games {job.emit_from:,} to {job.stop - 1:,}: {one_line(exc)}"
+                if failure is not None and pool is not None:
+                    # Its template may be gone: the next chunk gets a new pool.
                     pool.close(graceful=False)
                     pool = None
                 self._send(ChunkOutcome(played, take_logs(place.log_folder, spec.labels, cap), failure))
@@ -153,8 +158,4 @@ def _play(pool: ChunkPool, job: Job) -> tuple[tuple[BatchResult, ...], str | Non
             played.append(result)
     except BatchFailed as exc:
         return tuple(played), str(exc)
-    except Exception as exc:  # arena's own failure, never a strategy's: those are faults
-        first = played[-1].stop if played else job.emit_from
-        where = f"games {first:,} to {job.stop - 1:,}"
-        return tuple(played), f"arena failed while playing {where}: {one_line(exc)}"
     return tuple(played), None
