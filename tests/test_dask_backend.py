@@ -1,6 +1,8 @@
-"""The Dask backend on a LocalCluster on 127.0.0.1 (two worker processes, no dashboard): the
-same bytes as the local backend, a worker killed mid-run costs nothing, and bad set-ups are one
-line."""
+"""The Dask backend on a LocalCluster on 127.0.0.1 (two worker processes, no dashboard, one
+per module): the same bytes as the local backend, with and without --isolate, on one and two
+workers; the local backend's guarantees (fresh state per chunk, the hard deadline, seats on the
+worker, the run folder hidden, seat logs brought back); a worker killed mid-run costs nothing;
+and what can't work is one line."""
 
 from __future__ import annotations
 
