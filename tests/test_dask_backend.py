@@ -359,7 +359,9 @@ class Counter(GreedyPlayer):
 """
 
 
-@pytest.mark.parametrize("isolate", [False, True], ids=["in-process", "isolated"])
+@pytest.mark.parametrize(
+    "isolate", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["in-process", "isolated"]
+)
 def test_class_state_lives_for_one_chunk_on_dask_as_locally(cluster, tmp_path: Path, isolate: bool) -> None:
     # Before, a worker kept one process (and so the class) for every batch it played: the
     # counter ran on from chunk to chunk, and every game after the third faulted.
@@ -470,22 +472,22 @@ def test_a_command_bot_plays_on_dask_and_its_stderr_comes_back(
     bot = f"cmd:{sys.executable} strategies/external/greedy_bot.py greedy"
     out = tmp_path / "dask"
     code, _, err = cli_run(
-        "tournament", "--rules", "standard", "-p", bot, "-p", "threshold", "-p", str(talker), "--isolate",
+        "tournament", "--rules", "standard", "-p", bot, "-p", str(talker), "--isolate",
         "--games", "4", "--seed", "0", "--backend", "dask", "--scheduler", local_cluster.scheduler_address,
         "--out", str(out), "--no-progress",
     )  # fmt: skip
     assert code == 0, err[-500:]
     code, _, err = cli_run(
-        "tournament", "--rules", "standard", "-p", "greedy", "-p", "threshold", "-p", str(talker),
+        "tournament", "--rules", "standard", "-p", "greedy", "-p", str(talker),
         "--games", "4", "--seed", "0", "--out", str(tmp_path / "local"), "--no-progress",
     )  # fmt: skip
     assert code == 0, err[-500:]
     assert csv_bytes(out) == csv_bytes(tmp_path / "local")
     assert b",error," not in csv_bytes(out) and b",timeout," not in csv_bytes(out)
     log = (out / "seat-logs" / "talker.log").read_text().splitlines()
-    # Every game the talker played (8 of 12), in game order whatever worker played it.
+    # Every game the talker played, in game order whatever worker played it.
     seats = [r.split(",")[4] for r in csv_bytes(out).decode().splitlines()[1:] if ",talker," in r]
-    assert len(seats) == 8 and log == [f"thinking out loud in seat {seat}" for seat in seats]
+    assert len(seats) == 4 and log == [f"thinking out loud in seat {seat}" for seat in seats]
     assert hosts_of(client) == []  # the run stopped its hosts (and so their seats) on every worker
 
 
@@ -497,7 +499,7 @@ def test_the_run_folder_is_hidden_from_seats_on_a_dask_worker(
     local_cluster, _ = cluster
     monkeypatch.chdir(tmp_path)
     probe = str(REPO / "tests" / "cheats" / "snoop.py")
-    options = {"games": 4, "chunk_games": 2}
+    options = {"games": 2, "chunk_games": 2}
     address = local_cluster.scheduler_address
     remote = played(
         tmp_path / "results" / "dask", [probe, "threshold"], isolate=True, dask=address, **options
