@@ -329,10 +329,10 @@ HONEST = ["random", "threshold:bank_at=400", str(REPO / "strategies" / "catch_up
 def test_isolated_honest_players_give_the_local_bytes_on_one_and_two_dask_workers(
     cluster, tmp_path: Path
 ) -> None:
-    # Chunks of 6 games: seat processes end and start again at every chunk, on the workers.
+    # Chunks of 12 games: seat processes end and start again at the chunk boundary, on the workers.
     local_cluster, _ = cluster
     address = local_cluster.scheduler_address
-    reference = csv_bytes(played(tmp_path / "local", HONEST, isolate=False, dask=None, chunk_games=6))
+    reference = csv_bytes(played(tmp_path / "local", HONEST, isolate=False, dask=None, chunk_games=12))
     assert reference.count(b"\n") == 1 + 2 * 24
     for name, isolate, dask in [
         ("local-isolated", True, None),
@@ -340,7 +340,7 @@ def test_isolated_honest_players_give_the_local_bytes_on_one_and_two_dask_worker
         ("dask-2-isolated", True, address),
         ("dask-1-isolated", True, 1),
     ]:
-        got = csv_bytes(played(tmp_path / name, HONEST, isolate=isolate, dask=dask, chunk_games=6))
+        got = csv_bytes(played(tmp_path / name, HONEST, isolate=isolate, dask=dask, chunk_games=12))
         assert got == reference, name
 
 
