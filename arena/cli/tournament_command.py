@@ -165,9 +165,9 @@ def default_out() -> Path:
     "--scheduler",
     default=None,
     metavar="tcp://HOST:PORT",
-    help="The Dask scheduler to send batches to (with --backend dask).",
+    help="The Dask scheduler to send chunks of games to (with --backend dask).",
 )
-@click.option("--batch-size", type=int, default=None, hidden=True, help="Games per task (for tests).")
+@click.option("--batch-size", type=int, default=None, hidden=True, help="Games per write (for tests).")
 @click.option(
     "--progress/--no-progress", default=None, help="Progress bar on stderr. [default: on a terminal]"
 )
