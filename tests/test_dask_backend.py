@@ -1,12 +1,16 @@
-"""The Dask backend on a LocalCluster on 127.0.0.1 (two worker processes, no dashboard): the
-same bytes as the local backend, a worker killed mid-run costs nothing, and bad set-ups are one
-line."""
+"""The Dask backend on a LocalCluster on 127.0.0.1 (two worker processes, no dashboard, one
+per module): the same bytes as the local backend, with and without --isolate, on one and two
+workers; the local backend's guarantees (fresh state per chunk, the hard deadline, seats on the
+worker, the run folder hidden, seat logs brought back); a worker killed mid-run costs nothing;
+and what can't work is one line."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
 import signal
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +19,7 @@ from click.testing import CliRunner
 from arena.cli.main import cli
 from arena.engine import CLASSIC, STANDARD
 from arena.players import load_player_spec
+from arena.sandbox import SeatLimits, load_player
 from arena.tournament import TournamentSpec, dask_backend, run_tournament
 from arena.tournament.run_folder import RunFolder
 
@@ -40,7 +45,8 @@ def spec() -> TournamentSpec:
     players = tuple(
         load_player_spec(p) for p in ("greedy", "optimal", str(REPO / "strategies" / "bank_at_500.py"))
     )
-    return TournamentSpec((CLASSIC, STANDARD), players, games=40, seed=11)
+    # Chunks of 20 games: a dozen tasks, several in flight when a test kills a worker.
+    return TournamentSpec((CLASSIC, STANDARD), players, games=40, seed=11, chunk_games=20)
 
 
 def run(folder: Path, **options) -> bytes:
@@ -196,59 +202,45 @@ class Exiter:
 """
 
 
-# --- the Dask backend -------------------------------------------------------------------------
-ONLY_HERE = """
-from arena.engine import Action
-
-try:
-    from distributed import get_worker
-
-    get_worker()
-except ValueError:
-    pass  # not on a Dask worker: this machine has what the strategy needs
-else:
-    raise ImportError("botlib is not installed on this machine")
-
-
-class NeedsLib:
-    \"\"\"Stands for a strategy whose file or library is missing on the worker machines.\"\"\"
-
-    name = "needs-lib"
-
-    def decide(self, view):
-        keep = view.legal_keeps[0]
-        return Action(keep.dice, view.bank_allowed(keep))
-"""
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("content", [EXITER, ONLY_HERE], ids=["os-exit", "missing-on-workers"])
-def test_dask_run_that_cannot_play_a_batch_is_one_line(tmp_path: Path, content: str) -> None:
-    # Local backend: "a worker process died while playing games 0 to 1 ...; continue with
-    # `arena tournament --resume ...`" and exit status 1.  Dask backend: a traceback
-    # (FutureCancelledError, KilledWorker, or the worker's StrategyError from loading the file).
-    pytest.importorskip("distributed")
-    bot = tmp_path / "bot.py"
-    bot.write_text(content)
-    result = invoke(
-        "tournament",
-        "--rules",
-        "classic",
-        "-p",
-        str(bot),
-        "-p",
-        "greedy",
-        "--games",
-        "4",
-        "--backend",
-        "dask",
-        "--workers",
-        "2",
-        "--out",
-        str(tmp_path / "out"),
-        "--no-progress",
+def test_a_strategy_that_kills_its_process_loses_its_games_on_dask_as_locally(
+    cluster, tmp_path: Path
+) -> None:
+    # It used to take its Dask worker down with it, batch after batch, until the cluster gave up.
+    local_cluster, _ = cluster
+    bot = tmp_path / "exiter.py"
+    bot.write_text(EXITER)
+    s = TournamentSpec((CLASSIC,), (load_player_spec(str(bot)), load_player_spec("greedy")), games=2, seed=4)
+    local = run_tournament(s, RunFolder.create(tmp_path / "local", s), progress=False)
+    remote = run_tournament(
+        s, RunFolder.create(tmp_path / "dask", s), backend="dask", scheduler=local_cluster.scheduler_address
     )
-    assert one_line_error(result), (result.exception, result.stderr[-300:])
+    assert remote.error is None and remote.faults == local.faults == 2
+    assert (tmp_path / "dask" / "games.csv").read_bytes() == (tmp_path / "local" / "games.csv").read_bytes()
+    assert b"the strategy's process exited with status 3" in (tmp_path / "dask" / "games.csv").read_bytes()
+
+
+@pytest.mark.parametrize("isolate", [False, True], ids=["in-process", "isolated"])
+def test_a_strategy_file_missing_on_the_workers_is_one_line(cluster, tmp_path: Path, isolate: bool) -> None:
+    # The file is there when the organiser loads the spec and gone when the workers look for it,
+    # as on a cluster whose machines were not given it.
+    local_cluster, _ = cluster
+    bot = tmp_path / "bot.py"
+    bot.write_text(EXITER)
+    player = load_player(str(bot), isolate=isolate, limits=SeatLimits(), move_timeout=None)
+    s = TournamentSpec(
+        (CLASSIC,),
+        (player, load_player_spec("greedy")),
+        games=2,
+        seed=4,
+        seat_limits=SeatLimits() if isolate else None,
+    )
+    folder = RunFolder.create(tmp_path / "run", s)
+    bot.unlink()
+    outcome = run_tournament(s, folder, backend="dask", scheduler=local_cluster.scheduler_address)
+    assert outcome.interrupted and outcome.games_written == 0
+    error = outcome.error or ""
+    assert error.startswith("on the Dask worker tcp://127.0.0.1:") and "\n" not in error
+    assert str(bot) in error
 
 
 @pytest.mark.slow
@@ -296,4 +288,270 @@ def test_dask_single_worker_killed_mid_run_costs_nothing(tmp_path: Path) -> None
             on_batch=kill_the_worker,
         )
     assert killed and outcome.games_written == 100
+    assert (tmp_path / "dask" / "games.csv").read_bytes() == (tmp_path / "local" / "games.csv").read_bytes()
+
+
+# --- the local backend's guarantees, on Dask ------------------------------------------------------
+LIMIT = 0.3  # --move-timeout where a test makes a strategy hang
+
+
+def played(
+    folder: Path, players: list[str], *, isolate: bool, dask: str | int | None, **spec_options
+) -> Path:
+    """A run of ``players`` (isolated or not), locally (``dask`` None), on the cluster at the
+    address ``dask``, or on a LocalCluster of ``dask`` workers started for it; its folder."""
+    limits = SeatLimits()
+    timeout = spec_options.pop("move_timeout", 10.0)
+    specs = tuple(load_player(p, isolate=isolate, limits=limits, move_timeout=timeout) for p in players)
+    options = {"games": 8, "seed": 11, "move_timeout": timeout, **spec_options}
+    s = TournamentSpec(
+        (STANDARD,), specs, seat_limits=limits if any(p.isolated for p in specs) else None, **options
+    )
+    if dask is None:
+        where = {"workers": 2}
+    elif isinstance(dask, str):
+        where = {"backend": "dask", "scheduler": dask}
+    else:
+        where = {"backend": "dask", "workers": dask}
+    outcome = run_tournament(s, RunFolder.create(folder, s), progress=False, **where)
+    assert not outcome.interrupted, outcome.error
+    return folder
+
+
+def csv_bytes(folder: Path) -> bytes:
+    return (folder / "games.csv").read_bytes()
+
+
+HONEST = ["random", "threshold:bank_at=400", str(REPO / "strategies" / "catch_up.py")]
+
+
+@pytest.mark.slow
+def test_isolated_honest_players_give_the_local_bytes_on_one_and_two_dask_workers(
+    cluster, tmp_path: Path
+) -> None:
+    # Chunks of 12 games: seat processes end and start again at the chunk boundary, on the workers.
+    local_cluster, _ = cluster
+    address = local_cluster.scheduler_address
+    reference = csv_bytes(played(tmp_path / "local", HONEST, isolate=False, dask=None, chunk_games=12))
+    assert reference.count(b"\n") == 1 + 2 * 24
+    for name, isolate, dask in [
+        ("local-isolated", True, None),
+        ("dask-2", False, address),
+        ("dask-2-isolated", True, address),
+        ("dask-1-isolated", True, 1),
+    ]:
+        got = csv_bytes(played(tmp_path / name, HONEST, isolate=isolate, dask=dask, chunk_games=12))
+        assert got == reference, name
+
+
+COUNTER = """
+from arena.players.builtin.greedy import GreedyPlayer
+
+
+class Counter(GreedyPlayer):
+    name = "counter"
+    games = 0  # class state: per chunk
+
+    def start_game(self, info):
+        Counter.games += 1
+        if Counter.games > 3:
+            raise RuntimeError(f"game {Counter.games} of this chunk")
+"""
+
+
+@pytest.mark.parametrize(
+    "isolate", [False, pytest.param(True, marks=pytest.mark.slow)], ids=["in-process", "isolated"]
+)
+def test_class_state_lives_for_one_chunk_on_dask_as_locally(cluster, tmp_path: Path, isolate: bool) -> None:
+    # Before, a worker kept one process (and so the class) for every batch it played: the
+    # counter ran on from chunk to chunk, and every game after the third faulted.
+    local_cluster, _ = cluster
+    bot = tmp_path / "counter.py"
+    bot.write_text(COUNTER)
+    options = {"games": 20, "chunk_games": 5}  # four chunks: some worker plays two
+    local = played(tmp_path / "local", [str(bot), "greedy"], isolate=isolate, dask=None, **options)
+    remote = played(
+        tmp_path / "dask",
+        [str(bot), "greedy"],
+        isolate=isolate,
+        dask=local_cluster.scheduler_address,
+        **options,
+    )
+    assert csv_bytes(remote) == csv_bytes(local)
+    rows = csv_bytes(remote).decode().splitlines()[1:]
+    faulted = sorted({int(r.split(",")[1]) for r in rows if ",error," in r})
+    assert faulted == [3, 4, 8, 9, 13, 14, 18, 19]  # the fourth and fifth game of each chunk
+
+
+HANGS = """
+import signal
+import time
+
+from arena.players.builtin.greedy import GreedyPlayer
+
+
+class CLoop(GreedyPlayer):
+    name = "c-loop"
+
+    def decide(self, view):
+        if view.seat == 0:
+            sum(range(10**12))  # C code: no signal handler runs until it returns
+        return super().decide(view)
+
+
+class DeafSleeper(GreedyPlayer):
+    name = "deaf-sleeper"
+
+    def decide(self, view):
+        if view.seat == 0:
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})  # the watchdog can't reach it
+            time.sleep(60)
+        return super().decide(view)
+"""
+
+
+@pytest.mark.slow
+def test_a_strategy_stuck_where_no_signal_reaches_loses_by_timeout_on_dask_as_locally(
+    cluster, tmp_path: Path
+) -> None:
+    local_cluster, _ = cluster
+    bots = tmp_path / "hangs.py"
+    bots.write_text(HANGS)
+    players = ["greedy", f"{bots}:CLoop", f"{bots}:DeafSleeper"]
+    options = {"games": 2, "chunk_games": 1, "move_timeout": LIMIT, "format": "gauntlet"}
+    local = played(tmp_path / "local", players, isolate=False, dask=None, **options)
+    began = time.monotonic()
+    remote = played(
+        tmp_path / "dask", players, isolate=False, dask=local_cluster.scheduler_address, **options
+    )
+    elapsed = time.monotonic() - began
+    assert csv_bytes(remote) == csv_bytes(local)
+    rows = [r.split(",") for r in csv_bytes(remote).decode().splitlines()[1:]]
+    timeouts = sorted(r[5] for r in rows if r[11] == "timeout")
+    assert timeouts == ["c-loop", "deaf-sleeper"]  # each in the game it sits first, killed and replayed
+    # Two kills, on two workers, each at the deadline plus the supervisor's grace.
+    assert elapsed < 2 * (LIMIT + 1.0) + 10
+
+
+TALKER = """
+import sys
+
+from arena.players.builtin.greedy import GreedyPlayer
+
+
+class Talker(GreedyPlayer):
+    name = "talker"
+
+    def start_game(self, info):
+        print(f"thinking out loud in seat {info.seat}", file=sys.stderr)
+"""
+
+
+def hosts_of(client) -> list[int]:
+    """The chunk hosts (arena.tournament.chunk_host) the cluster's workers have now."""
+    workers = set(client.run(os.getpid).values())
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if len(argv) > 4 and b"arena.tournament.chunk_host" in argv[2] and int(argv[4]) in workers:
+            found.append(int(entry.name))
+    return found
+
+
+def test_a_command_bot_plays_on_dask_and_its_stderr_comes_back(
+    cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # From the repository, as a user names the bot: the relative path is found on the worker.
+    local_cluster, client = cluster
+    monkeypatch.chdir(REPO)
+    talker = tmp_path / "talker.py"
+    talker.write_text(TALKER)
+    bot = f"cmd:{sys.executable} strategies/external/greedy_bot.py greedy"
+    out = tmp_path / "dask"
+    code, _, err = cli_run(
+        "tournament", "--rules", "standard", "-p", bot, "-p", str(talker), "--isolate",
+        "--games", "4", "--seed", "0", "--backend", "dask", "--scheduler", local_cluster.scheduler_address,
+        "--out", str(out), "--no-progress",
+    )  # fmt: skip
+    assert code == 0, err[-500:]
+    code, _, err = cli_run(
+        "tournament", "--rules", "standard", "-p", "greedy", "-p", str(talker),
+        "--games", "4", "--seed", "0", "--out", str(tmp_path / "local"), "--no-progress",
+    )  # fmt: skip
+    assert code == 0, err[-500:]
+    assert csv_bytes(out) == csv_bytes(tmp_path / "local")
+    assert b",error," not in csv_bytes(out) and b",timeout," not in csv_bytes(out)
+    log = (out / "seat-logs" / "talker.log").read_text().splitlines()
+    # Every game the talker played, in game order whatever worker played it.
+    seats = [r.split(",")[4] for r in csv_bytes(out).decode().splitlines()[1:] if ",talker," in r]
+    assert len(seats) == 4 and log == [f"thinking out loud in seat {seat}" for seat in seats]
+    assert hosts_of(client) == []  # the run stopped its hosts (and so their seats) on every worker
+
+
+def test_the_run_folder_is_hidden_from_seats_on_a_dask_worker(
+    cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The probe (tests/cheats/snoop.py) reads spec.json files below the working directory, other
+    # processes' files, and more; on a worker too it finds none, and so plays like greedy.
+    local_cluster, _ = cluster
+    monkeypatch.chdir(tmp_path)
+    probe = str(REPO / "tests" / "cheats" / "snoop.py")
+    options = {"games": 2, "chunk_games": 2}
+    address = local_cluster.scheduler_address
+    remote = played(
+        tmp_path / "results" / "dask", [probe, "threshold"], isolate=True, dask=address, **options
+    )
+    honest = played(tmp_path / "elsewhere", ["greedy", "threshold"], isolate=False, dask=None, **options)
+    assert csv_bytes(remote) == csv_bytes(honest)
+
+
+DIES_OUTSIDE = """
+import os
+import sys
+
+from arena.players.builtin.greedy import GreedyPlayer
+
+
+def in_a_game():
+    # True when arena plays games, not when it checks the player while loading the spec.
+    frame = sys._getframe(1)
+    while frame is not None and frame.f_code.co_name != "play_chunk":
+        frame = frame.f_back
+    return frame is not None
+
+
+class DiesWhenFreed(GreedyPlayer):
+    name = "dies-when-freed"
+    made = 0
+
+    def __init__(self):
+        type(self).made += in_a_game()
+
+    def __del__(self):
+        if type(self).made > 2:  # the player of game 2
+            os._exit(9)  # runs in arena's code, when the player object is freed
+"""
+
+
+def test_a_chunk_process_that_dies_outside_any_call_stops_the_run_with_the_local_line(
+    cluster, tmp_path: Path
+) -> None:
+    local_cluster, _ = cluster
+    bot = tmp_path / "dies.py"
+    bot.write_text(DIES_OUTSIDE)
+    s = TournamentSpec((CLASSIC,), (load_player_spec("greedy"), load_player_spec(str(bot))), games=6, seed=2)
+    outcomes = [
+        run_tournament(s, RunFolder.create(tmp_path / name, s), batch_size=1, progress=False, **where)
+        for name, where in [
+            ("local", {}),
+            ("dask", {"backend": "dask", "scheduler": local_cluster.scheduler_address}),
+        ]
+    ]
+    local, remote = outcomes
+    assert remote.error == local.error and remote.interrupted
+    assert (remote.error or "").startswith("the process playing game 2 exited with status 9 outside any")
+    assert remote.games_written == 2  # the games sent before it are kept
     assert (tmp_path / "dask" / "games.csv").read_bytes() == (tmp_path / "local" / "games.csv").read_bytes()

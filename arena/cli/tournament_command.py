@@ -25,7 +25,6 @@ from arena.cli.rules_commands import resolve_rules
 from arena.cli.seat_options import Seating, seat_options
 from arena.engine import DEFAULT_MAX_ROUNDS
 from arena.players import StrategyError
-from arena.sandbox import is_command
 from arena.tournament import FORMATS, TournamentSpec, run_tournament
 from arena.tournament.batch import FaultDetail
 from arena.tournament.dask_backend import INSTALL_HINT, DaskBackendError
@@ -166,9 +165,9 @@ def default_out() -> Path:
     "--scheduler",
     default=None,
     metavar="tcp://HOST:PORT",
-    help="The Dask scheduler to send batches to (with --backend dask).",
+    help="The Dask scheduler to send chunks of games to (with --backend dask).",
 )
-@click.option("--batch-size", type=int, default=None, hidden=True, help="Games per task (for tests).")
+@click.option("--batch-size", type=int, default=None, hidden=True, help="Games per write (for tests).")
 @click.option(
     "--progress/--no-progress", default=None, help="Progress bar on stderr. [default: on a terminal]"
 )
@@ -224,8 +223,6 @@ def tournament_command(
         fail("--scheduler goes with --backend dask")
     if backend == "dask" and importlib.util.find_spec("distributed") is None:
         fail(INSTALL_HINT)
-    if backend == "dask" and (seating.isolate or any(is_command(p) for p in players)):
-        fail("isolated players (--isolate, cmd:) play on the local backend only")
     workers = workers or os.cpu_count() or 1
     given = {
         name
@@ -252,8 +249,6 @@ def tournament_command(
         except KeyboardInterrupt:
             say("interrupted before any game was played", err=True)
             raise SystemExit(stop.exit_status) from None
-        if backend == "dask" and spec.isolated:
-            fail("this run's players are isolated, and isolated players play on the local backend only")
         run = _Run(spec, schedule, folder, stop, backend, scheduler, workers, json_out)
         run.play(batch_size, progress, fail_fast, resume is not None)
         run.finish()

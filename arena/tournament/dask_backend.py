@@ -1,75 +1,54 @@
-"""Run a tournament's batches on a Dask distributed cluster.
+"""Run a tournament's chunks on a Dask distributed cluster, with the local backend's guarantees.
 
-Same tasks as the local backend (ranges of game numbers), same results in the same order, so
-the files are byte-identical to a local run.  A worker that dies mid-batch costs nothing: the
-scheduler runs its batch again elsewhere (a batch is deterministic, so the retry plays the same
-games), and each batch is written once, when its turn in game order comes.
+The unit of work is the local backend's: a chunk of ``spec.chunk_games`` consecutive games.
+Each Dask task hands one chunk to a fresh host process on its worker
+(:mod:`arena.tournament.chunk_host`), which plays it in a fresh, supervised chunk process as a
+local worker does: the same reset of class and module state at every chunk, the same hard
+deadline (a call past the move timeout plus the grace is killed and the chunk re-played with
+that call as a timeout), isolated players' seat processes started on the worker machine.  The
+results come back in game order, so the files are byte-identical to a local run.  A worker
+that dies mid-chunk costs nothing: the scheduler runs its chunk again elsewhere (a chunk is
+deterministic), and each chunk is written once, when its turn in game order comes.  Seat logs
+travel back with their chunk and are appended here (:mod:`arena.tournament.seat_logs`).
 
 ``dask[distributed]`` is an optional extra, imported only here.
 """
 
 from __future__ import annotations
 
-import dataclasses
+import contextlib
+import hashlib
 import logging
+import os
+import secrets
 import signal
 import threading
 from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from arena.distribution import install_hint
-from arena.players import PlayerSpec, load_player_spec, match
-from arena.tournament.batch import BatchPlayer, BatchResult
-from arena.tournament.runner import BatchFailed
+from arena.sandbox import NOWHERE, SeatPlace
+from arena.tournament.batch import BatchResult
+from arena.tournament.chunk_host import ChunkOutcome, HostSetup
+from arena.tournament.chunks import Job, chunk_jobs
+from arena.tournament.portable import portable_spec
+from arena.tournament.seat_logs import append_logs
 from arena.tournament.spec import TournamentSpec
+from arena.tournament.supervisor import BatchFailed
 from arena.tournament.warm import warm_solvers
+from arena.tournament.worker_hosts import close_hosts, play_job
 
 INSTALL_HINT = f"--backend dask needs dask.distributed: {install_hint('dask')}"
 #: How long to try reaching a scheduler before giving up.
 CONNECT_TIMEOUT = "10s"
-#: Tasks in flight per worker thread: enough to keep every worker busy, few enough that finished
-#: batches waiting for their turn stay small.
-TASKS_PER_THREAD = 4
+#: Chunks in flight per worker thread: enough to keep every worker busy, few enough that
+#: finished chunks waiting for their turn stay small.
+TASKS_PER_THREAD = 2
 
 
 class DaskBackendError(Exception):
     """The Dask backend can't be used; the message is one line."""
-
-
-@dataclasses.dataclass(frozen=True)
-class _FilePlayer:
-    """A strategy from a file, sent as its absolute path: workers load the file themselves."""
-
-    text: str
-    label: str
-
-
-def _portable(spec: TournamentSpec) -> TournamentSpec:
-    players: list[PlayerSpec | _FilePlayer] = []
-    for player in spec.players:
-        if player.source == "file":
-            ref, sep, rest = player.text.partition(".py")
-            text = str(Path(ref + ".py").resolve()) + rest if sep else str(Path(player.text).resolve())
-            players.append(_FilePlayer(text, player.label))
-        else:
-            players.append(player)
-    portable = object.__new__(TournamentSpec)  # skip validation: the spec was validated already
-    for f in dataclasses.fields(TournamentSpec):
-        object.__setattr__(portable, f.name, getattr(spec, f.name))
-    object.__setattr__(portable, "players", tuple(players))
-    return portable
-
-
-def _rebuild(portable: TournamentSpec) -> TournamentSpec:
-    players = []
-    for player in portable.players:
-        if isinstance(player, _FilePlayer):
-            loaded = load_player_spec(player.text)
-            player = dataclasses.replace(loaded, label=player.label)
-        players.append(player)
-    return dataclasses.replace(portable, players=tuple(players))
 
 
 def _local_cluster(local_cluster: type, workers: int):
@@ -91,23 +70,21 @@ def _local_cluster(local_cluster: type, workers: int):
             signal.signal(signal.SIGINT, previous)
 
 
-_PLAYERS: dict[str, BatchPlayer] = {}
-
-
-def _play_on_worker(portable: TournamentSpec, tag: str, start: int, stop: int) -> BatchResult:
-    match.strategy_interrupts_are_faults = True  # a Dask worker's KeyboardInterrupt is a strategy's
-    if tag not in _PLAYERS:  # one spec per worker at a time, keyed by its fingerprint
-        _PLAYERS.clear()
-        _PLAYERS[tag] = BatchPlayer(_rebuild(portable))
-    return _PLAYERS[tag].play(start, stop)
-
-
 @contextmanager
 def dask_batch_results(
-    spec: TournamentSpec, tasks: list[tuple[int, int]], *, scheduler: str | None, workers: int
+    spec: TournamentSpec,
+    start: int,
+    stop: int,
+    *,
+    batch_size: int | None = None,
+    scheduler: str | None,
+    workers: int,
+    place: SeatPlace = NOWHERE,
 ) -> Iterator[Iterator[BatchResult]]:
     """Like the local backend's batch results, computed on a Dask cluster: the one at
-    ``scheduler``, or a LocalCluster of ``workers`` processes on this machine."""
+    ``scheduler``, or a LocalCluster of ``workers`` processes on this machine.  ``place``: the
+    run's seat-log folder (logs are appended there, here) and the folders seats must not see
+    (hidden on every worker that has them)."""
     try:
         from dask.distributed import Client, LocalCluster
     except ImportError:
@@ -126,54 +103,75 @@ def dask_batch_results(
             cluster.close()
         where = f"the Dask scheduler at {scheduler}" if scheduler else "a local Dask cluster"
         raise DaskBackendError(f"cannot reach {where}: {' '.join(str(exc).split())}") from None
+    setup = HostSetup(
+        portable_spec(spec), batch_size, tuple(place.hidden), place.log_folder is not None, os.getcwd()
+    )
+    # One name per run: its hosts are its own, even beside another run of the same spec.
+    run = hashlib.sha256(f"{spec.fingerprint()}:{secrets.token_hex(8)}".encode()).hexdigest()[:20]
     try:
-        # The spec travels with every task (a few kilobytes against a thousand games): scattered
-        # once, it would be lost if every worker holding it died.
+        # The setup travels with every task (a few kilobytes against a chunk of games):
+        # scattered once, it would be lost if every worker holding it died.
         threads = sum(client.nthreads().values()) or 1
-        yield _in_order(client, _portable(spec), tasks, TASKS_PER_THREAD * threads, spec.fingerprint()[:16])
+        jobs = chunk_jobs(start, stop, spec.chunk_games)
+        yield _in_order(client, run, setup, jobs, TASKS_PER_THREAD * threads, spec, place)
     finally:
+        with contextlib.suppress(Exception):
+            client.run(close_hosts, run)
         client.close()
         if cluster is not None:
             cluster.close()
 
 
-def _in_order(client, portable, tasks: list[tuple[int, int]], window: int, tag: str) -> Iterator[BatchResult]:
-    """Submit tasks a window ahead and yield their results in task order."""
+def _in_order(
+    client,
+    run: str,
+    setup: HostSetup,
+    jobs: Iterator[Job],
+    window: int,
+    spec: TournamentSpec,
+    place: SeatPlace,
+) -> Iterator[BatchResult]:
+    """Submit chunks a window ahead and yield their results in game order; append each
+    chunk's seat logs before its last result."""
     pending: deque = deque()
-    queued = iter(tasks)
+    cap = spec.seat_limits.file_size_mb * 1024 * 1024 if spec.seat_limits is not None else 0
 
     def submit_next() -> None:
-        task = next(queued, None)
-        if task is not None:
-            start, stop = task
+        job = next(jobs, None)
+        if job is not None:
             future = client.submit(
-                _play_on_worker,
-                portable,
-                tag,
-                start,
-                stop,
-                key=f"arena-{tag}-{start}-{stop}",
+                play_job,
+                run,
+                setup,
+                job,
+                key=f"arena-{run}-{job.first}-{job.emit_from}",
                 retries=3,
                 pure=False,
             )
-            pending.append((start, stop, future))
+            pending.append((job, future))
 
     for _ in range(window):
         submit_next()
     try:
         while pending:
-            start, stop, future = pending.popleft()
+            job, future = pending.popleft()
             try:
-                result = future.result()
+                outcome: ChunkOutcome = future.result()
             except Exception as exc:  # the cluster gave up: retries spent, or workers kept dying
                 detail = " ".join(str(exc).split()) or type(exc).__name__
                 raise BatchFailed(
-                    f"the Dask cluster could not play games {start:,} to {stop - 1:,}: "
+                    f"the Dask cluster could not play games {job.emit_from:,} to {job.stop - 1:,}: "
                     f"{type(exc).__name__}: {detail}"
                 ) from None
             future.release()
             submit_next()
-            yield result
+            *pieces, last = outcome.results or (None,)
+            yield from pieces
+            append_logs(place.log_folder, spec.labels, outcome.logs, cap)
+            if last is not None:
+                yield last
+            if outcome.failure is not None:
+                raise BatchFailed(outcome.failure)
     finally:
-        for _, _, future in pending:
+        for _, future in pending:
             future.cancel()

@@ -21,7 +21,7 @@ from tqdm import tqdm
 from arena.sandbox import NOWHERE, SeatPlace
 from arena.sandbox.cgroups import sweep_stale_groups
 from arena.tournament.batch import BatchResult
-from arena.tournament.chunks import chunk_count, chunk_jobs
+from arena.tournament.chunks import chunk_count
 from arena.tournament.interrupts import StopState, stop_signals
 from arena.tournament.run_folder import RunFolder
 from arena.tournament.schedule import Schedule
@@ -35,7 +35,7 @@ tqdm.monitor_interval = 0
 #: The folder of a run where each isolated player's stderr goes, one file per player.
 SEAT_LOGS = "seat-logs"
 
-__all__ = ["BACKENDS", "BatchFailed", "RunOutcome", "batch_ranges", "batch_results", "run_tournament"]
+__all__ = ["BACKENDS", "BatchFailed", "RunOutcome", "batch_results", "run_tournament"]
 
 
 @dataclass(frozen=True)
@@ -52,17 +52,6 @@ class RunOutcome:
     @property
     def games_per_second(self) -> float:
         return self.games_played / self.seconds if self.seconds > 0 else 0.0
-
-
-def batch_ranges(
-    start: int, stop: int, chunk_games: int, batch_size: int | None = None
-) -> Iterator[tuple[int, int]]:
-    """Games start..stop-1 as ranges of at most ``batch_size`` games that never cross a chunk
-    boundary, lazily (the first may start inside a chunk, on a resumed run)."""
-    for job in chunk_jobs(start, stop, chunk_games):
-        step = batch_size or job.stop - job.emit_from
-        for first in range(job.emit_from, job.stop, step):
-            yield first, min(job.stop, first + step)
 
 
 BACKENDS = ("local", "dask")
@@ -86,12 +75,11 @@ def batch_results(
     early stops every process.  ``place``: where isolated players' seat processes write their
     stderr, and what they must not see."""
     if backend == "dask":
-        if spec.isolated:
-            raise ValueError("isolated players (--isolate, cmd:) play on the local backend only")
         from arena.tournament.dask_backend import dask_batch_results
 
-        tasks = batch_ranges(start, stop, spec.chunk_games, batch_size)
-        with dask_batch_results(spec, tasks, scheduler=scheduler, workers=workers) as results:
+        with dask_batch_results(
+            spec, start, stop, batch_size=batch_size, scheduler=scheduler, workers=workers, place=place
+        ) as results:
             yield results
         return
     if start >= stop:  # nothing left to play (a finished run resumed): nothing to fork

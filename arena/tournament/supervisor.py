@@ -290,7 +290,7 @@ class _Supervisor:
     ):
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
         signal.signal(signal.SIGTERM, _on_term)
-        _die_with_parent(signal.SIGTERM)
+        die_with_parent(signal.SIGTERM)
         self.spec = spec
         self.commands = commands
         self.results = results
@@ -479,7 +479,7 @@ def _chunk_process(
         os.setpgid(0, 0)  # its own process group: killed as one, and out of the terminal's Ctrl-C
     signal.signal(signal.SIGTERM, signal.SIG_DFL)  # dies quietly
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with_parent(signal.SIGKILL)
+    die_with_parent(signal.SIGKILL)
     if os.getppid() != template.pid:  # the template died before the line above
         os._exit(0)
     try:
@@ -564,7 +564,7 @@ def _how(status: int) -> str:
     return f"exited with status {os.waitstatus_to_exitcode(status)}"
 
 
-def _die_with_parent(signum: int) -> None:
+def die_with_parent(signum: int) -> None:
     """Ask Linux to send ``signum`` to this process when its parent dies (elsewhere: nothing)."""
     try:
         import ctypes
