@@ -2,8 +2,9 @@
 process from the player spec alone (no code of the entry runs here).
 
 - The runtime: the system folders, a few files of ``/etc`` that programs read as they start,
-  and, for a Python strategy, arena's Python (its prefixes, the folders of its import path
-  that hold installed packages, and arena's own package).  A ``cmd:`` program outside the
+  and arena's Python (its prefixes, the folders of its import path that hold installed
+  packages, and arena's own package), which a Python strategy's host runs on and a ``cmd:``
+  wrapper script may run.  A ``cmd:`` program outside the
   system folders is seen with the installation it belongs to: the folder above its ``bin/``
   (or ``shims/``) folder, as with a pyenv or nvm interpreter.
 - The entry's own files: a strategy file (``path/to/bot.py``: that file alone), a module's
@@ -151,5 +152,7 @@ def seat_paths(
     """Everything a seat for ``argv`` (from the spec ``spec_text``) may read."""
     if command:
         own = [*program_paths(argv[0], [cwd, *hidden]), *argument_paths(argv[1:], cwd, hidden)]
-        return [*system_paths(), *own]
-    return [*system_paths(), *python_paths(), *strategy_paths(spec_text, cwd)]
+    else:
+        own = strategy_paths(spec_text, cwd)
+    # arena's Python is runtime for a program too: a wrapper script may run it, as bots do.
+    return [*system_paths(), *python_paths(), *own]
