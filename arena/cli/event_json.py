@@ -66,7 +66,8 @@ class EventLines:
         self.line(data)
 
     def fault(self, seat: int, status: str, reason: str) -> None:
-        """The last line of a game a strategy broke: who, how and why."""
+        """A seat's player broke the game: who, how and why.  Written when it happens; the seat
+        is out and the others play on (docs/faults.md), so the game's other events follow."""
         self.line(
             {"type": "fault", "seat": seat, "player": self.names[seat], "status": status, "reason": reason}
         )
