@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -349,3 +350,30 @@ def test_faulting_on_purpose_does_not_lift_the_partners_ally() -> None:
     # What the old rule would have given greedy in these games: far above what it got.
     old = [0.5 if f else b for f, b in zip(faulted, honest, strict=True)]
     assert sum(old) / GAMES - sum(cheating) / GAMES > 0.3
+
+
+# ----------------------------------------------------------------------------- after a kill
+@pytest.mark.slow
+def test_a_kill_and_replay_plays_on_as_an_in_process_timeout_does(tmp_path: Path) -> None:
+    # Three seats: the hung seat is out and the others play on, in the re-played chunk (a call
+    # stuck in C, killed, then injected as a timeout) exactly as after an in-process timeout,
+    # with every later call numbered the same.
+    from tests.test_hardening_runner import STATEFUL_HANG, api_run, bot_file, games_of
+
+    in_c = bot_file(tmp_path, "HANG = lambda: sum(range(10**12))\n" + STATEFUL_HANG, "in_c.py")
+    in_python = bot_file(tmp_path, "HANG = lambda: time.sleep(60)\n" + STATEFUL_HANG, "in_python.py")
+
+    def spec(bot: Path) -> TournamentSpec:
+        players = tuple(load_player_spec(p) for p in (f"{bot}:Counter", "greedy", "threshold"))
+        return TournamentSpec(
+            (CLASSIC,), players, format="free-for-all", games=6, seed=5, move_timeout=0.3, chunk_games=6
+        )
+
+    killed = api_run(tmp_path / "killed", spec(in_c), workers=1)
+    interrupted = api_run(tmp_path / "interrupted", spec(in_python), workers=1, batch_size=4)
+    assert killed == interrupted
+    games = games_of(tmp_path / "killed")
+    hung = games[games["status"] == "timeout"]
+    assert len(hung) == 1 and set(hung["player"]) == {"counter"} and set(hung["win"]) == {0}
+    others = games[(games["game"] == hung["game"].iloc[0]) & (games["status"] == "ok")]
+    assert len(others) == 2 and others["score"].max() >= CLASSIC.target
