@@ -6,13 +6,16 @@ skipped, on their own dice.  A two-player game ends as before: the other seat wi
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from arena.cli.main import cli
 from arena.engine import CLASSIC, STANDARD, Action, Game, GameResult, TurnView
 from arena.engine.events import FinalRound, TurnStarted
 from arena.players import PlayerFault, play_match
@@ -377,3 +380,29 @@ def test_a_kill_and_replay_plays_on_as_an_in_process_timeout_does(tmp_path: Path
     assert len(hung) == 1 and set(hung["player"]) == {"counter"} and set(hung["win"]) == {0}
     others = games[(games["game"] == hung["game"].iloc[0]) & (games["status"] == "ok")]
     assert len(others) == 2 and others["score"].max() >= CLASSIC.target
+
+
+# ----------------------------------------------------------------------------- arena play
+def test_arena_play_reports_the_fault_and_the_others_play_to_the_end(tmp_path: Path) -> None:
+    bot = tmp_path / "quitter.py"
+    bot.write_text(
+        "class Quitter:\n    name = 'quitter'\n\n"
+        "    def start_game(self, info):\n        raise RuntimeError('not today')\n\n"
+        "    def decide(self, view):\n        raise AssertionError('never asked')\n"
+    )
+    done = CliRunner().invoke(
+        cli, ["play", "-p", str(bot), "-p", "greedy", "-p", "optimal", "--seed", "3", "--json"]
+    )
+    assert done.exit_code == 1
+    assert done.stderr.strip().endswith(
+        "quitter (seat 0) lost the game: error: start_game: RuntimeError: not today"
+    )
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    fault = next(e for e in events if e["type"] == "fault")
+    assert (fault["seat"], fault["status"]) == (0, "error")
+    turns = [e for e in events if e["type"] == "turn_started"]
+    assert turns and all(e["seat"] != 0 for e in turns)
+    assert [e["round"] for e in turns[:4]] == [1, 1, 2, 2]  # rounds start with seat 1 when 0 is out
+    over = events[-1]
+    assert over["type"] == "game_over" and over["reason"] == "target" and 0 not in over["winners"]
+    assert max(over["scores"]) >= STANDARD.target

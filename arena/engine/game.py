@@ -79,7 +79,7 @@ class GameResult:
     scores: tuple[int, ...]
     winners: tuple[int, ...]
     win_shares: tuple[float, ...]  # 1 for a sole winner, 1/k each for k who share the win
-    ranks: tuple[int, ...]  # 1 for the top score; equal scores share a rank
+    ranks: tuple[int, ...]  # 1 for the top score; equal scores share a rank; retired seats last
     turns: tuple[int, ...]  # turns played per seat, playoff turns included
     farkles: tuple[int, ...]
     rounds: int
