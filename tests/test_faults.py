@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import json
 import math
+import threading
+import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -61,14 +64,52 @@ def test_a_retired_seat_takes_no_more_turns_keeps_its_score_and_ranks_last() -> 
     assert result.scores[1] == before.scores[1] < STANDARD.target
 
 
-def test_only_the_seat_to_move_can_be_retired_and_not_after_the_end() -> None:
+def test_retiring_another_seat_keeps_the_decision_pending_and_skips_that_seat() -> None:
+    # A decision found too late only after it was played (a move timeout read from the clock
+    # when the call returned): the game has moved on, and that seat is out from here.
     game = Game(STANDARD, 3, 5)
-    with pytest.raises(ValueError, match="only the seat to move"):
-        game.retire((game.seat + 1) % 3)
+    view = game.view()
+    while view.seat != 2:
+        view = game.step(_greedy(view))
+    assert game.retire(0) is view and game.view() is view
+    with pytest.raises(ValueError, match="not a seat still in"):
+        game.retire(0)
+    _play(game, [_greedy] * 3, lambda v: False)
+    result = game.result()
+    assert result.retired == (0,) and result.ranks[0] == 3 and result.turns[0] == 1
     two = Game(STANDARD, 2, 5)
-    assert two.retire(two.seat) is None and two.over
+    assert two.retire(1 - two.seat) is None and two.over and two.result().winners == (two.seat,)
     with pytest.raises(RuntimeError, match="the game is over"):
         two.retire(0)
+
+
+def test_a_seat_retired_during_the_final_round_takes_no_final_turn() -> None:
+    checked = 0
+    for rules in (STANDARD, CLASSIC):
+        for seed in range(40):
+            events: list[object] = []
+            game = Game(rules, 4, seed, on_event=events.append)
+            view = game.view()
+            gone = None
+            while view is not None:
+                final = next((e for e in events if isinstance(e, FinalRound)), None)
+                if final is not None and gone is None:
+                    # The seats due a final turn, in playing order after the one that reached it.
+                    due = [(final.seat + k) % 4 for k in (1, 2, 3)]
+                    if rules.final_round == "rest_of_round":
+                        due = [s for s in due if s > final.seat]
+                    if view.seat in due and due.index(view.seat) < len(due) - 1:
+                        gone = due[-1]  # still to come: out before its final turn
+                        view = game.retire(gone)
+                        continue
+                view = game.step(_greedy(view))
+            if gone is None:
+                continue
+            final = next(e for e in events if isinstance(e, FinalRound))
+            after = [e.seat for e in events[events.index(final) :] if isinstance(e, TurnStarted)]
+            assert gone not in after and len(after) == final.turns_left - 1
+            checked += 1
+    assert checked > 20
 
 
 def test_in_a_two_player_game_the_other_seat_wins_at_once_as_before() -> None:
@@ -406,3 +447,54 @@ def test_arena_play_reports_the_fault_and_the_others_play_to_the_end(tmp_path: P
     over = events[-1]
     assert over["type"] == "game_over" and over["reason"] == "target" and 0 not in over["winners"]
     assert max(over["scores"]) >= STANDARD.target
+
+
+def _in_a_thread(fn: Callable[[], Any]) -> Any:
+    """``fn()`` run outside the main thread, where a move timeout is read from the clock when the
+    call returns (after its decision was played)."""
+    box: list[Any] = []
+    thread = threading.Thread(target=lambda: box.append(fn()))
+    thread.start()
+    thread.join()
+    return box[0]
+
+
+class _Late(GreedyPlayer):
+    """Greedy, but its decisions of turn 3 (``final``: of the final round) come after the move
+    timeout, and are played: the timeout is found when the call returns."""
+
+    def __init__(self, final: bool = False) -> None:
+        self.final = final
+
+    def decide(self, view: TurnView) -> Action:
+        if view.final_round if self.final else view.turn == 3:
+            time.sleep(0.05)
+        return super().decide(view)
+
+
+def test_a_decision_found_too_late_after_it_was_played_puts_its_seat_out() -> None:
+    # Seeds where the late decision banked: the game had moved on to the next seat, or (the
+    # last final turn) had ended, when the timeout was found.
+    for n, seed, final in ((3, 4, False), (2, 0, False), (2, 0, True)):
+        faults: list[PlayerFault] = []
+        seen: list[tuple[int, bool]] = []
+
+        def on_fault(fault: PlayerFault, faults: list = faults, seen: list = seen) -> None:
+            assert fault.game is not None
+            faults.append(fault)
+            seen.append((fault.game.seat, fault.game.over))
+
+        players = [GreedyPlayer(), _Late(final), ThresholdPlayer()][:n]
+        play = partial(play_match, STANDARD, players, seed, move_timeout=0.03, on_fault=on_fault)
+        result = _in_a_thread(play)
+        assert [(f.seat, f.status) for f in faults] == [(1, "timeout")]
+        # The game had moved on to another seat, or ended (a tie the late bank made).
+        assert seen == ([(1, True)] if final else [((2 % n), False)])
+        assert result.retired == (1,) and result.ranks[1] == n and result.win_shares[1] == 0.0
+        assert sum(result.win_shares) == 1.0
+        if n == 3:
+            assert result.reason == "target" and max(result.scores[0], result.scores[2]) >= STANDARD.target
+        else:
+            assert result.winners == (0,) and result.ranks == (1, 2)
+        if final:
+            assert result.scores == (10_000, 10_000) and result.win_shares == (1.0, 0.0)

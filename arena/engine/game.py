@@ -63,13 +63,19 @@ Refusal = Callable[[], str]
 
 _new_view = tuple.__new__  # builds a TurnView from a tuple without the Python-level __new__
 
-#: Sent into the game in place of an action by :meth:`Game.retire`: the seat to move is out.  A
-#: plain object, so unpacking it fails and only the (rare) path of a refused action checks it.
-_RETIRE = object()
+class _Retire:
+    """Sent into the game in place of an action by :meth:`Game.retire`: ``seat`` is out.  It
+    can't be unpacked, so only the (rare) path of a refused action looks for it."""
+
+    __slots__ = ("seat",)
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
 
 
 class _SeatRetired(Exception):
-    """Raised inside :meth:`Game._run` to abandon the turn of the seat being retired."""
+    """Raised inside :meth:`Game._run` to abandon the turn in progress: its seat is out, or at
+    most one seat is left in."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,21 +219,22 @@ class Game:
         raise IllegalAction(reply())  # type: ignore[operator]
 
     def retire(self, seat: int) -> TurnView | None:
-        """Put the seat to move out of the game (its player broke it) and play on: the next
-        decision's view, or None if the game is over.
+        """Put ``seat`` out of the game (its player broke it) and play on: the next decision's
+        view, or None if the game is over.
 
-        The seat's turn in progress is lost (its points, not its banked score), the shared bar
-        stays as it was, and play passes to the next seat still in; the seat takes no more turns
-        and ranks last.  With at most one seat left in, the game ends: that seat wins.  Only the
-        seat to move can break a game in progress (faults happen in its calls); seats that fail
-        before the game begins are given as ``out`` when it is made.
+        If it is the seat to move, its turn in progress is lost (its points, not its banked
+        score), the shared bar stays as it was, and play passes to the next seat still in.  Any
+        other seat (a decision found late only after it was played) is skipped from now on.  A
+        retired seat takes no more turns, no final turn, and ranks last.  With at most one seat
+        left in, the game ends: that seat wins.  Seats that fail before the game begins are
+        given as ``out`` when it is made.
         """
         if self._result is not None:
             raise RuntimeError("the game is over: there is no seat to retire")
-        if seat != self._seat:
-            raise ValueError(f"only the seat to move ({self._seat}) can be retired, not seat {seat}")
+        if not 0 <= seat < self.n_players or self._out[seat]:
+            raise ValueError(f"seat {seat} is not a seat still in the game")
         try:
-            reply = self._send(_RETIRE)
+            reply = self._send(_Retire(seat))
         except StopIteration:
             # The game loop was stopped from outside (a move timeout's signal arrived in the
             # engine's own code): it can't go on, so the game ends as it stands.
@@ -319,10 +326,10 @@ class Game:
                         break
                     rounds += 1
                     self._rounds_seen = rounds
-                if out[seat]:
-                    continue  # a retired seat takes no turn
                 if final_left is not None:
                     final_left -= 1
+                if out[seat]:
+                    continue  # a retired seat takes no turn (also none of the final ones)
 
             # ---------------------------------------------------- the turn
             self._seat = seat
@@ -396,8 +403,13 @@ class Game:
                                     key += FACE_KEY[die]
                                 keep = keep_by_key[roll][key]
                         except Exception:
-                            if action is _RETIRE:
-                                raise _SeatRetired from None
+                            if type(action) is _Retire:
+                                gone = action.seat
+                                live = self._put_out(gone, playoff, playoff_points)
+                                if gone == seat or live <= 1:
+                                    raise _SeatRetired from None
+                                action = yield view  # another seat is out: this decision stands
+                                continue
                             action = yield partial(self._explain_illegal_keep, action)
                             continue
                         except BaseException as exc:  # raised by the action's own code: its seat's
@@ -426,16 +438,11 @@ class Game:
                     if bank:
                         banked = total
                         break
-            except _SeatRetired:  # the seat to move is out (Game.retire): its turn is lost
-                out[seat] = True
-                self._retired.append(seat)
-                live -= 1
-                if playoff is not None:
-                    playoff_points.pop(seat, None)
+            except _SeatRetired:  # Game.retire: the turn is lost
                 if live <= 1:
                     self._conclude(tuple(s for s in range(n) if not out[s]), "forfeit", rounds)
                     break
-                continue
+                continue  # with the next seat still in
 
             # ---------------------------------------------------- the turn settled
             if farkled:
@@ -468,10 +475,10 @@ class Game:
                     emit(ev.Banked(seat, banked, score))
                 # An exact target can't be passed (overshoots are forfeited), so >= serves both.
                 if score >= target and final_left is None:
-                    # Turns of the seats still in: everyone else's, or the rest of the round's.
-                    final_left = live - 1 if everyone_else else n - 1 - seat - sum(out[seat + 1 :])
+                    # Seat positions still to come (retired ones pass without a turn).
+                    final_left = n - 1 if everyone_else else n - 1 - seat
                     if emit is not None:
-                        emit(ev.FinalRound(seat, score, final_left))
+                        emit(ev.FinalRound(seat, score, self._final_turns(seat, everyone_else)))
             else:
                 if emit is not None:
                     emit(ev.Farkled(seat, turn_points) if farkled else ev.Overshot(seat, turn_points))
@@ -510,6 +517,21 @@ class Game:
             self._scores[seat] = 0
             if self._emit is not None:
                 self._emit(ev.StruckOut(seat, before))
+
+    def _put_out(self, seat: int, playoff: list[int] | None, playoff_points: dict[int, int]) -> int:
+        """Mark ``seat`` retired (also out of a playoff in progress); the seats still in."""
+        self._out[seat] = True
+        self._retired.append(seat)
+        if playoff is not None:
+            playoff_points.pop(seat, None)
+            if seat in playoff:
+                playoff.remove(seat)
+        return self.n_players - len(self._retired)
+
+    def _final_turns(self, seat: int, everyone_else: bool) -> int:
+        """The final turns after ``seat`` reached the target: those of the seats still in."""
+        later = range(self.n_players) if everyone_else else range(seat + 1, self.n_players)
+        return sum(1 for s in later if s != seat and not self._out[s])
 
     def _start_playoff(self, seats: tuple[int, ...]) -> list[int]:
         """Equal top scores under ``ties = "playoff"``: the seats that play a decider turn each."""

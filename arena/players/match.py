@@ -527,6 +527,7 @@ def play_match(
     deciders = [_out_of_game if p is None else p[2] for p in prepared]
     out = [seat for seat, p in enumerate(prepared) if p is None]
     game = Game(rules, n, seed, on_event=on_event, max_rounds=max_rounds, out=out)
+    late: int | None = None  # a seat whose last decision, which ended the game, came too late
     while True:
         try:
             guard.play(game, deciders)
@@ -534,9 +535,12 @@ def play_match(
         except PlayerFault as fault:
             faulted(fault)
             prepared[fault.seat] = None
+            if game.over:
+                late = fault.seat
+                break
             if game.retire(fault.seat) is None:
                 break
-    result = game.result()
+    result = game.result() if late is None else retired_after(game.result(), late)
     for seat, hooks in enumerate(prepared):
         if hooks is not None and hooks[3] is not None:
             # Each hook gets its own copy: what one does to it can't reach the others or the rows.
@@ -554,9 +558,9 @@ def _out_of_game(view: TurnView) -> Any:
 
 
 def retired_after(result: GameResult, seat: int) -> GameResult:
-    """``result`` with ``seat`` put out after the game ended (its ``end_game`` failed): it ranks
-    last and wins nothing; the others keep their order, and a win it held goes to the seats
-    ranked next, as if it had not been there."""
+    """``result`` with ``seat`` put out after the game ended (its ``end_game`` failed, or the
+    decision that ended the game came too late): it ranks last and wins nothing; the others keep
+    their order, and a win it held goes to the seats ranked next, as if it had not been there."""
     n = len(result.scores)
     retired = (*result.retired, seat)
     live = [s for s in range(n) if s not in retired]
