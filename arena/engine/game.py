@@ -63,6 +63,7 @@ Refusal = Callable[[], str]
 
 _new_view = tuple.__new__  # builds a TurnView from a tuple without the Python-level __new__
 
+
 class _Retire:
     """Sent into the game in place of an action by :meth:`Game.retire`: ``seat`` is out.  It
     can't be unpacked, so only the (rare) path of a refused action looks for it."""
