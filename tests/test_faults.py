@@ -19,8 +19,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import cli
-from arena.engine import CLASSIC, STANDARD, Action, Game, GameResult, TurnView
-from arena.engine.events import FinalRound, TurnStarted
+from arena.engine import CLASSIC, SHORT, STANDARD, Action, Game, GameResult, TurnView, load_ruleset
+from arena.engine.events import Banked, Farkled, FinalRound, PlayoffStarted, Struck, TurnStarted
 from arena.players import PlayerFault, play_match
 from arena.players.builtin.greedy import GreedyPlayer
 from arena.players.builtin.optimal import OptimalPlayer
@@ -498,3 +498,45 @@ def test_a_decision_found_too_late_after_it_was_played_puts_its_seat_out() -> No
             assert result.winners == (0,) and result.ranks == (1, 2)
         if final:
             assert result.scores == (10_000, 10_000) and result.win_shares == (1.0, 0.0)
+
+
+def test_a_retired_turn_leaves_the_rising_bar_where_it_was() -> None:
+    # 000's bar (short): the turn cut short is neither a bank nor a miss; the next seat faces the
+    # bar the retired seat faced, and the retired seat gets no strike.
+    checked = 0
+    for seed in range(20):
+        events: list[object] = []
+        game = Game(SHORT, 3, seed, on_event=events.append)
+        _play(game, [_greedy] * 3, lambda v: v.seat == 1 and v.turn == 2)
+        if game.result().retired != (1,):
+            continue
+        starts = [(i, e) for i, e in enumerate(events) if isinstance(e, TurnStarted)]
+        at = next(k for k, (_, e) in enumerate(starts) if e.seat == 1 and k > 6)
+        (i, cut), (j, after) = starts[at], starts[at + 1]
+        assert after.seat == 2 and after.bank_minimum == cut.bank_minimum
+        assert not any(isinstance(e, (Struck, Banked, Farkled)) for e in events[i:j])
+        checked += 1
+    assert checked > 10
+
+
+def test_a_seat_retired_in_a_playoff_leaves_it_to_the_others() -> None:
+    rules = load_ruleset(Path(__file__).parents[1] / "rulesets" / "playoff.toml")
+    checked = 0
+    for seed in (244, 326):  # the seeds of 0..399 where greedy's game goes to a playoff
+        events: list[object] = []
+        game = Game(rules, 3, seed, on_event=events.append)
+        view = game.view()
+        while view is not None:
+            playoff = next((e for e in events if isinstance(e, PlayoffStarted)), None)
+            if playoff is not None and view.playoff and view.seat == playoff.seats[0]:
+                view = game.retire(view.seat)
+                continue
+            view = game.step(_greedy(view))
+        if playoff is None or len(playoff.seats) != 2:
+            continue
+        result = game.result()
+        first, second = playoff.seats
+        assert result.retired == (first,) and result.winners == (second,)
+        assert result.ranks[first] == 3 and result.ranks[second] == 1
+        checked += 1
+    assert checked == 2
