@@ -222,16 +222,22 @@ def test_play_returns_the_events_of_one_game() -> None:
     assert again.names == ("greedy", "greedy#2")
 
 
-def test_play_raises_the_fault_of_a_strategy() -> None:
+def test_play_records_the_fault_of_a_strategy_and_plays_on() -> None:
     class Cheat:
         name = "cheat"
 
         def decide(self, view):
             return Action((9,), True)
 
-    with pytest.raises(PlayerFault) as caught:
-        arena.play([Cheat, "greedy"], rules="classic", seed=1)
-    assert caught.value.seat == 0 and caught.value.status == "illegal"
+    record = arena.play([Cheat, "greedy"], rules="classic", seed=1)
+    (fault,) = record.faults
+    assert isinstance(fault, PlayerFault) and (fault.seat, fault.status) == (0, "illegal")
+    assert record.winners == (1,) and record.result.ranks == (2, 1) and record.result.retired == (0,)
+    # Three seats: the other two finish the game.
+    record = arena.play([Cheat, "greedy", "threshold"], rules="classic", seed=1)
+    assert [f.seat for f in record.faults] == [0] and record.result.reason == "target"
+    assert record.result.ranks[0] == 3 and record.result.win_shares[0] == 0
+    assert max(record.scores[1:]) >= 10_000
 
 
 @pytest.mark.parametrize(

@@ -121,7 +121,9 @@ def test_play_json_is_the_event_stream(noisy: Path) -> None:
     assert all(e["player"] == events[0]["players"][e["seat"]] for e in events if "seat" in e)
 
 
-def test_play_json_ends_with_the_fault_of_a_strategy_that_breaks_the_rules(tmp_path: Path) -> None:
+def test_play_json_reports_the_fault_of_a_strategy_that_breaks_the_rules(tmp_path: Path) -> None:
+    # The fault line comes when it happens; the seat is out, and with one seat left the game
+    # ends at once: that seat wins (docs/faults.md).
     bot = tmp_path / "cheat.py"
     bot.write_text(
         "from arena.players import Action\n\nclass Cheat:\n    name = 'cheat'\n\n"
@@ -129,8 +131,9 @@ def test_play_json_ends_with_the_fault_of_a_strategy_that_breaks_the_rules(tmp_p
     )
     code, stdout, err = run("play", "-p", str(bot), "-p", "greedy", "--seed", "1", "--json")
     assert code == 1 and err.startswith("arena: error: cheat (seat 0) lost the game: illegal")
-    last = json.loads(stdout.splitlines()[-1])
-    assert (last["type"], last["seat"], last["player"], last["status"]) == ("fault", 0, "cheat", "illegal")
+    fault, last = (json.loads(line) for line in stdout.splitlines()[-2:])
+    assert [fault[k] for k in ("type", "seat", "player", "status")] == ["fault", 0, "cheat", "illegal"]
+    assert (last["type"], last["winners"], last["reason"]) == ("game_over", [1], "forfeit")
 
 
 def test_play_json_keeps_stdout_for_json(noisy: Path) -> None:

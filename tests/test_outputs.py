@@ -28,7 +28,7 @@ from arena.tournament import TournamentSpec
 from arena.tournament.batch import BatchPlayer
 from arena.tournament.fault_log import TRACEBACKS_PER_PLAYER, FaultCollector, fault_groups, warning_block
 from arena.tournament.results import FaultDetail
-from arena.tournament.rows import fault_rows
+from arena.tournament.rows import game_rows
 from arena.tournament.run_folder import RunFolder
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import player_from_class
@@ -207,7 +207,8 @@ def test_a_reason_is_one_visible_line_of_bounded_length_that_no_spreadsheet_runs
 
 
 def test_fault_rows_neutralize_the_reason_but_keep_negative_numbers_numbers() -> None:
-    rows = fault_rows("classic", 3, 1, 7, ["a", "b"], (-50, 200), (2, 2), (1, 0), 0, "error", "=1+2")
+    result = GameResult((-50, 200), (1,), (0.0, 1.0), (2, 1), (2, 2), (1, 0), 2, "forfeit", (0,))
+    rows = game_rows("classic", 3, 1, 7, ["a", "b"], result, {0: ("error", "=1+2")})
     faulty, other = (line.split(",") for line in rows.splitlines())
     assert faulty[6] == "-50" and faulty[-1] == "'=1+2" and other[-1] == ""
     assert csv_text("-13") == "'-13" and csv_text("greedy") == "greedy"

@@ -12,20 +12,24 @@ from arena.api.players import PlayerLike
 from arena.api.runs import load_rulesets, players_of
 from arena.engine import DEFAULT_MAX_ROUNDS, GameResult, Ruleset
 from arena.engine.events import Event
-from arena.players import play_match
+from arena.players import PlayerFault, play_match
 from arena.tournament.spec import unique_labels
 
 
 @dataclass(frozen=True, repr=False)
 class GameRecord:
     """One game: its ruleset, seed, the names in seat order, every event (the engine's event
-    objects: TurnStarted, Rolled, Kept, Banked, Farkled, ..., GameOver) and the result."""
+    objects: TurnStarted, Rolled, Kept, Banked, Farkled, ..., GameOver) and the result.
+    ``faults``: each seat whose player broke the game (a :class:`arena.players.PlayerFault`,
+    with its ``seat``, ``status`` and ``reason``), in the order they happened; those seats
+    ranked last and won nothing, and the others played on (``docs/faults.md``)."""
 
     rules: Ruleset
     seed: int
     names: tuple[str, ...]
     events: tuple[Event, ...]
     result: GameResult
+    faults: tuple[PlayerFault, ...] = ()
 
     @property
     def scores(self) -> tuple[int, ...]:
@@ -60,9 +64,10 @@ def play(
     (``view -> Action``, the form :func:`arena.engine.play` takes).  ``seed`` decides the dice
     (default: a random one, kept in the record); the same seed and players give the same game
     as ``arena play --seed``.  ``move_timeout``: seconds a call into a strategy may take (default:
-    no limit).  A strategy that raises, cheats or runs out of time raises
-    :class:`arena.players.PlayerFault` (its ``seat``, ``status`` and ``reason``); bad input
-    raises :class:`ArenaError`.  Programs (``cmd:``) play in ``arena.tournament``,
+    no limit).  A strategy that raises, cheats or runs out of time is out of the game, as in a
+    tournament: it ranks last and wins nothing, the others play on, and the record's
+    ``faults`` say who, how and why (``docs/faults.md``); bad input raises
+    :class:`ArenaError`.  Programs (``cmd:``) play in ``arena.tournament``,
     ``arena.duel`` and ``arena play``, not here."""
     if not isinstance(rules, str | Path | Ruleset):
         raise ArenaError(f"a game is played on one ruleset (a name, a TOML file or a Ruleset), got {rules!r}")
@@ -83,6 +88,7 @@ def play(
     if seed is None:
         seed = secrets.randbelow(1_000_000)
     events: list[Event] = []
+    faults: list[PlayerFault] = []
     result = play_match(
         ruleset,
         [spec.create() for spec in specs],
@@ -90,5 +96,7 @@ def play(
         on_event=events.append,
         max_rounds=max_rounds,
         move_timeout=move_timeout,
+        on_fault=faults.append,
     )
-    return GameRecord(ruleset, seed, tuple(s.label for s in specs), tuple(events), result)
+    names = tuple(s.label for s in specs)
+    return GameRecord(ruleset, seed, names, tuple(events), result, tuple(faults))

@@ -23,15 +23,17 @@ class EventLines:
     """An ``on_event`` callback that writes each event as one line of JSON.
 
     Each object has ``type`` (the event's class in snake case) and the event's fields, tuples as
-    lists; an event of one seat also names its ``player``, and ``turn_started`` carries the
-    ``round`` (counted as ``arena play`` counts it: a round starts with seat 0's turn) and
-    ``kept`` its ``reading`` (the parts the points come from)."""
+    lists; an event of one seat also names its ``player``, ``turn_started`` carries the
+    ``round`` (counted as ``arena play`` counts it: a round starts with seat 0's turn, or the
+    first seat still in when seat 0 is out) and ``kept`` its ``reading`` (the parts the points
+    come from)."""
 
     def __init__(self, rules: Ruleset, names: Sequence[str], write: Callable[[str], None]) -> None:
         self.rules = rules
         self.names = list(names)
         self.write = write
         self.round = 0
+        self._last_seat = len(self.names)  # the seat of the last turn before a playoff
 
     def line(self, data: dict[str, Any]) -> None:
         self.write(json_visible(json.dumps(data, ensure_ascii=False)))
@@ -56,8 +58,10 @@ class EventLines:
         if "seat" in data:
             data["player"] = self.names[data["seat"]]
         if isinstance(event, ev.TurnStarted):
-            if event.seat == 0 and not event.playoff:
-                self.round += 1
+            if not event.playoff:
+                if event.seat <= self._last_seat:  # seat 0, or the first seat still in
+                    self.round += 1
+                self._last_seat = event.seat
             data["round"] = self.round
         if isinstance(event, ev.Kept):  # why the keep scored, as `arena score --json` says it
             reading = explain(event.dice, self.rules) or ()
@@ -67,7 +71,8 @@ class EventLines:
         self.line(data)
 
     def fault(self, seat: int, status: str, reason: str) -> None:
-        """The last line of a game a strategy broke: who, how and why."""
+        """A seat's player broke the game: who, how and why.  Written when it happens; the seat
+        is out and the others play on (docs/faults.md), so the game's other events follow."""
         self.line(
             {"type": "fault", "seat": seat, "player": self.names[seat], "status": status, "reason": reason}
         )

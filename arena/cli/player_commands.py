@@ -180,9 +180,26 @@ def _play_one(
             f"seed {seed} (replay with --seed {seed}); seats: "
             + ", ".join(f"{i} {name}" for i, name in enumerate(names))
         )
+    faults: list[PlayerFault] = []
+
+    def on_fault(fault: PlayerFault) -> None:
+        """A seat broke the game: it is out and the others play on (docs/faults.md); a person
+        who left, or a prompt that ended, stops the game."""
+        if isinstance(fault.__cause__, (LeftGame, click.Abort, EOFError)):
+            raise _Stopped(fault)
+        faults.append(fault)
+        if lines is not None:
+            lines.fault(fault.seat, fault.status, fault.reason)
+        else:
+            click.echo(f"  ** {names[fault.seat]} is out of the game: {fault.status}: {fault.reason} **")
+        if fault.__cause__ is not None:
+            _show_traceback(fault.__cause__, fail_fast)
+
     try:
-        play_match(rules, seated, seed, on_event=lines or GameNarrator(rules, names, say))
-    except PlayerFault as fault:
+        narrate = lines or GameNarrator(rules, names, say)
+        play_match(rules, seated, seed, on_event=narrate, on_fault=on_fault)
+    except _Stopped as stopped:
+        fault = stopped.fault
         if lines is not None:
             lines.fault(fault.seat, fault.status, fault.reason)
         if isinstance(fault.__cause__, LeftGame):
@@ -190,11 +207,20 @@ def _play_one(
             scores = ", ".join(f"{name} {score:,}" for name, score in zip(names, left, strict=True))
             say(f"You left the game; scores then: {scores}.")
             return
-        if isinstance(fault.__cause__, (click.Abort, EOFError)):
-            fail("game abandoned at the prompt", 1)
-        if fault.__cause__ is not None:
-            _show_traceback(fault.__cause__, fail_fast)
-        fail(f"{names[fault.seat]} (seat {fault.seat}) lost the game: {fault.status}: {fault.reason}", 1)
+        fail("game abandoned at the prompt", 1)
+    if faults:
+        first = faults[0]
+        more = f" (and {len(faults) - 1} more faults)" if len(faults) > 1 else ""
+        who = f"{names[first.seat]} (seat {first.seat})"
+        fail(f"{who} lost the game: {first.status}: {first.reason}{more}", 1)
+
+
+class _Stopped(Exception):
+    """Stops ``arena play`` at a fault that ends the session, not just a seat's game."""
+
+    def __init__(self, fault: PlayerFault) -> None:
+        super().__init__(str(fault))
+        self.fault = fault
 
 
 def _human(rules: Ruleset, adviser: str | None, names: list[str]) -> HumanPlayer:

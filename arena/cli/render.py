@@ -23,6 +23,7 @@ class GameNarrator:
         self.write = write
         self.scores = [0] * len(names)
         self.round = 0
+        self._last_seat = len(names)  # the seat of the last turn before a playoff
         self._handlers: dict[type, Callable] = {
             ev.TurnStarted: self._turn_started,
             ev.Rolled: self._rolled,
@@ -45,9 +46,11 @@ class GameNarrator:
         return self.names[seat]
 
     def _turn_started(self, e: ev.TurnStarted) -> None:
-        if e.seat == 0 and not e.playoff:
+        if not e.playoff and e.seat <= self._last_seat:  # seat 0, or the first seat still in
             self.round += 1
             self.write(f"Round {self.round}")
+        if not e.playoff:
+            self._last_seat = e.seat
         need = f", needs {e.bank_minimum} to bank" if e.bank_minimum else ""
         label = "playoff turn" if e.playoff else f"score {e.score}"
         self.write(f"  {self._name(e.seat)} ({label}{need})")
@@ -98,6 +101,9 @@ class GameNarrator:
         standings = " · ".join(f"{self._name(s)} {score}" for s, score in enumerate(e.scores))
         winners = " and ".join(self._name(s) for s in e.winners)
         verb = "wins" if len(e.winners) == 1 else "share the win"
-        ended = "" if e.reason == "target" else f" (stopped: {e.reason.replace('_', ' ')})"
+        if e.reason == "forfeit":  # the other seats broke the game and are out (docs/faults.md)
+            ended = " (every other player is out)"
+        else:
+            ended = "" if e.reason == "target" else f" (stopped: {e.reason.replace('_', ' ')})"
         self.write(f"Game over after {self.round} rounds{ended}: {winners} {verb}")
         self.write(f"  final scores: {standings}")

@@ -17,12 +17,19 @@ rules: whose turn it is, the turn's rolls and decisions, how the turn is settled
 game's state in local variables between decisions (a tournament makes millions of them, and a
 local costs a fraction of an attribute), so it is also the one place where the rules are applied.
 
+A seat can be *retired* (:meth:`Game.retire`, or ``out`` when the game is made): a player that
+broke the game (see :mod:`arena.players.match`) is out of it, and the others play on as they
+would have with that seat simply skipped.  It takes no more turns, keeps the score it had
+banked, can't trigger or take the final round, ranks below every seat still in, and wins
+nothing; the last seat still in wins at once.  Dice come per seat and turn, so skipping a seat
+changes nobody else's dice.  ``docs/faults.md`` has the whole rule.
+
 Rule readings where the documents are open are listed in ``docs/rules.md``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
@@ -57,6 +64,21 @@ Refusal = Callable[[], str]
 _new_view = tuple.__new__  # builds a TurnView from a tuple without the Python-level __new__
 
 
+class _Retire:
+    """Sent into the game in place of an action by :meth:`Game.retire`: ``seat`` is out.  It
+    can't be unpacked, so only the (rare) path of a refused action looks for it."""
+
+    __slots__ = ("seat",)
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+
+
+class _SeatRetired(Exception):
+    """Raised inside :meth:`Game._run` to abandon the turn in progress: its seat is out, or at
+    most one seat is left in."""
+
+
 @dataclass(frozen=True, slots=True)
 class GameResult:
     """How a game ended.  Seats are positions 0..n-1 in playing order."""
@@ -64,11 +86,14 @@ class GameResult:
     scores: tuple[int, ...]
     winners: tuple[int, ...]
     win_shares: tuple[float, ...]  # 1 for a sole winner, 1/k each for k who share the win
-    ranks: tuple[int, ...]  # 1 for the top score; equal scores share a rank
+    ranks: tuple[int, ...]  # 1 for the top score; equal scores share a rank; retired seats last
     turns: tuple[int, ...]  # turns played per seat, playoff turns included
     farkles: tuple[int, ...]
     rounds: int
-    reason: str  # "target" or "round_limit"
+    reason: str  # "target", "round_limit", or "forfeit" (at most one seat was left in)
+    #: Seats retired (out after a fault), in the order they went out.  They rank last, sharing
+    #: the last rank, and win nothing.
+    retired: tuple[int, ...] = ()
 
 
 class Game:
@@ -83,10 +108,12 @@ class Game:
         on_event: Callable[[ev.Event], None] | None = None,
         max_rounds: int = DEFAULT_MAX_ROUNDS,
         roller: Roller = roll_key,
+        out: Iterable[int] = (),
     ) -> None:
         """``roller`` turns (turn stream, roll index, number of dice) into a roll; the default is
         the seeded stream of :mod:`arena.engine.dice`.  Tests and replays pass
-        :class:`~arena.engine.dice.ScriptedDice` instead.
+        :class:`~arena.engine.dice.ScriptedDice` instead.  ``out``: seats retired before the
+        first turn (a player that failed before the game began); they take no turn at all.
         """
         if n_players < 1:
             raise ValueError(f"a game needs at least one player, got {n_players}")
@@ -106,7 +133,16 @@ class Game:
         self._streaks = [0] * n_players
         self._turns = [0] * n_players
         self._farkles = [0] * n_players
+        self._out = [False] * n_players
+        self._retired: list[int] = []
+        for seat in out:
+            if not 0 <= seat < n_players:
+                raise ValueError(f"seat {seat} is not a seat of a {n_players}-player game")
+            if not self._out[seat]:
+                self._out[seat] = True
+                self._retired.append(seat)
         self._seat = -1
+        self._rounds_seen = -1  # rounds started, as the game loop last counted them
         self._result: GameResult | None = None
         self._view: TurnView | None = None  # the decision pending; None once the game is over
         self._steps: Generator[TurnView | Refusal | None, object, None] | None = self._run()
@@ -183,6 +219,40 @@ class Game:
             return None
         raise IllegalAction(reply())  # type: ignore[operator]
 
+    def retire(self, seat: int) -> TurnView | None:
+        """Put ``seat`` out of the game (its player broke it) and play on: the next decision's
+        view, or None if the game is over.
+
+        If it is the seat to move, its turn in progress is lost (its points, not its banked
+        score), the shared bar stays as it was, and play passes to the next seat still in.  Any
+        other seat (a decision found late only after it was played) is skipped from now on.  A
+        retired seat takes no more turns, no final turn, and ranks last.  With at most one seat
+        left in, the game ends: that seat wins.  Seats that fail before the game begins are
+        given as ``out`` when it is made.
+        """
+        if self._result is not None:
+            raise RuntimeError("the game is over: there is no seat to retire")
+        if not 0 <= seat < self.n_players or self._out[seat]:
+            raise ValueError(f"seat {seat} is not a seat still in the game")
+        try:
+            reply = self._send(_Retire(seat))
+        except StopIteration:
+            # The game loop was stopped from outside (a move timeout's signal arrived in the
+            # engine's own code): it can't go on, so the game ends as it stands.
+            self._out[seat] = True
+            self._retired.append(seat)
+            self._end_now()
+            return None
+        return self.answer(reply)
+
+    def _end_now(self) -> None:
+        """End a game whose loop can't go on: the seats still in, by their scores now."""
+        self._steps = self._send = None  # type: ignore[assignment]
+        self._view = None
+        live = [s for s in range(self.n_players) if not self._out[s]]
+        top = max((self._scores[s] for s in live), default=0)
+        self._conclude(tuple(s for s in live if self._scores[s] == top), "forfeit", self._rounds_seen)
+
     # ----------------------------------------------------------------- the game
     def _run(self) -> Generator[TurnView | Refusal | None, object, None]:
         """The game, from the first roll to the end.
@@ -208,6 +278,8 @@ class Game:
         bases = self._seat_streams
         scores, entered, strikes, streaks = self._scores, self._entered, self._strikes, self._streaks
         turns, farkles = self._turns, self._farkles
+        out = self._out  # retired seats: skipped
+        live = n - len(self._retired)  # seats still in
         scores_t, strikes_t, streaks_t = tuple(scores), tuple(strikes), tuple(streaks)
         entered_t = tuple(entered)
 
@@ -218,10 +290,17 @@ class Game:
         playoff_rounds = 0
         rounds = -1  # rounds started, from 0
         seat = -1
+        if live <= 1 and live < n:  # the others failed before the game began
+            self._conclude(tuple(s for s in range(n) if not out[s]), "forfeit", rounds)
+            self._view = None
+            yield None
+            return
         while True:
             # ---------------------------------------------------- whose turn, or the end
             if playoff is not None:
                 if not playoff:  # everyone in the playoff has had a turn
+                    if not playoff_points:  # every seat of the playoff was retired
+                        playoff_points = {s: scores[s] for s in range(n) if not out[s]}
                     best = max(playoff_points.values())
                     leaders = tuple(s for s, p in sorted(playoff_points.items()) if p == best)
                     if len(leaders) > 1 and playoff_rounds < MAX_PLAYOFF_ROUNDS:
@@ -232,27 +311,26 @@ class Game:
                     break
                 seat = playoff.pop(0)
             else:
-                if final_left is not None:
-                    if final_left == 0:
-                        top = max(scores)
-                        leaders = tuple(s for s, score in enumerate(scores) if score == top)
-                        if len(leaders) > 1 and rules.ties == "playoff":
-                            playoff_rounds += 1
-                            playoff = self._start_playoff(leaders)
-                            continue
-                        self._conclude(leaders, "target", rounds)
-                        break
-                    final_left -= 1
+                if final_left == 0:
+                    leaders = _leaders(scores, out)
+                    if len(leaders) > 1 and rules.ties == "playoff":
+                        playoff_rounds += 1
+                        playoff = self._start_playoff(leaders)
+                        continue
+                    self._conclude(leaders, "target", rounds)
+                    break
                 seat = (seat + 1) % n
                 if seat == 0:
                     # The limit never cuts the final turns short: they are bounded anyway.
                     if rounds + 1 >= max_rounds and final_left is None:
-                        top = max(scores)
-                        self._conclude(
-                            tuple(s for s, score in enumerate(scores) if score == top), "round_limit", rounds
-                        )
+                        self._conclude(_leaders(scores, out), "round_limit", rounds)
                         break
                     rounds += 1
+                    self._rounds_seen = rounds
+                if final_left is not None:
+                    final_left -= 1
+                if out[seat]:
+                    continue  # a retired seat takes no turn (also none of the final ones)
 
             # ---------------------------------------------------- the turn
             self._seat = seat
@@ -273,82 +351,99 @@ class Game:
             roll_index = 0
             banked: int | None = None
             farkled = False
-            while True:  # the turn's rolls
-                if seeded:  # roll_key(stream, roll_index, to_roll)
-                    draw = _mix((stream + (roll_index + 1) * _GOLDEN) & _MASK)
-                    roll = OUTCOME_KEYS[to_roll][draw % POW6[to_roll]]
-                else:
-                    roll = roller(stream, roll_index, to_roll)
-                roll_index += 1
-                if emit is not None:
-                    emit(ev.Rolled(seat, faces_of[roll]))
-                keeps = keeps_of[roll]
-                if not keeps:
-                    farkled = True
-                    break
-                self._view = view = _new_view(
-                    TurnView,
-                    (
-                        rules,
-                        seat,
-                        n,
-                        scores_t,
-                        faces_of[roll],
-                        turn_points,
-                        minimum,
-                        keeps,
-                        strikes_t,
-                        streaks_t,
-                        entered_t,
-                        final_left is not None,
-                        turn,
-                        roll_index,
-                        in_playoff,
-                    ),
-                )
-                action = yield view
-                while True:  # until the action is legal
-                    try:
-                        keep_dice, bank = action  # type: ignore[misc]
-                        # The dice of one of this roll's keeps, returned as they are (the common
-                        # case): known by identity, no key to compute (both objects are alive,
-                        # so equal ids are the same tuple).
-                        keep = ids_of[roll].get(id(keep_dice))
-                        if keep is None:
-                            if len(keep_dice) > to_roll:
-                                # More dice than were rolled (and a face count past 7 would alias).
-                                raise KeyError
-                            key = 0
-                            for die in keep_dice:
-                                if type(die) is not int:
-                                    raise KeyError  # True and 1.0 hash like 1: refuse, don't correct
-                                key += FACE_KEY[die]
-                            keep = keep_by_key[roll][key]
-                    except Exception:
-                        action = yield partial(self._explain_illegal_keep, action)
-                        continue
-                    if bank is not True and bank is not False:
-                        action = yield partial(_bank_not_bool, bank)
-                        continue
-                    total = turn_points + keep.points
-                    overshot = exact and not in_playoff and score + total > target
-                    if overshot or not bank:
-                        break
-                    if keep.hot and must_roll_hot:
-                        action = yield _no_bank_after_hot_dice
-                    elif total < minimum:
-                        action = yield partial(self._explain_minimum, total, minimum, seat, bar)
+            try:
+                while True:  # the turn's rolls
+                    if seeded:  # roll_key(stream, roll_index, to_roll)
+                        draw = _mix((stream + (roll_index + 1) * _GOLDEN) & _MASK)
+                        roll = OUTCOME_KEYS[to_roll][draw % POW6[to_roll]]
                     else:
+                        roll = roller(stream, roll_index, to_roll)
+                    roll_index += 1
+                    if emit is not None:
+                        emit(ev.Rolled(seat, faces_of[roll]))
+                    keeps = keeps_of[roll]
+                    if not keeps:
+                        farkled = True
                         break
-                turn_points = total
-                to_roll = keep.dice_left
-                if emit is not None:
-                    emit(ev.Kept(seat, keep.dice, keep.points, total, keep.dice_left, keep.hot))
-                if overshot:
-                    break  # the keep passes the exact target: the turn is forfeited (001)
-                if bank:
-                    banked = total
+                    self._view = view = _new_view(
+                        TurnView,
+                        (
+                            rules,
+                            seat,
+                            n,
+                            scores_t,
+                            faces_of[roll],
+                            turn_points,
+                            minimum,
+                            keeps,
+                            strikes_t,
+                            streaks_t,
+                            entered_t,
+                            final_left is not None,
+                            turn,
+                            roll_index,
+                            in_playoff,
+                        ),
+                    )
+                    action = yield view
+                    while True:  # until the action is legal
+                        try:
+                            keep_dice, bank = action  # type: ignore[misc]
+                            # The dice of one of this roll's keeps, returned as they are (the common
+                            # case): known by identity, no key to compute (both objects are alive,
+                            # so equal ids are the same tuple).
+                            keep = ids_of[roll].get(id(keep_dice))
+                            if keep is None:
+                                if len(keep_dice) > to_roll:
+                                    # More dice than were rolled (and a face count past 7 would alias).
+                                    raise KeyError
+                                key = 0
+                                for die in keep_dice:
+                                    if type(die) is not int:
+                                        raise KeyError  # True and 1.0 hash like 1: refuse, don't correct
+                                    key += FACE_KEY[die]
+                                keep = keep_by_key[roll][key]
+                        except Exception:
+                            if type(action) is _Retire:
+                                gone = action.seat
+                                live = self._put_out(gone, playoff, playoff_points)
+                                if gone == seat or live <= 1:
+                                    raise _SeatRetired from None
+                                action = yield view  # another seat is out: this decision stands
+                                continue
+                            action = yield partial(self._explain_illegal_keep, action)
+                            continue
+                        except BaseException as exc:  # raised by the action's own code: its seat's
+                            # fault, passed on by the caller (answer) while the game stays alive
+                            action = yield partial(_raise, exc)
+                            continue
+                        if bank is not True and bank is not False:
+                            action = yield partial(_bank_not_bool, bank)
+                            continue
+                        total = turn_points + keep.points
+                        overshot = exact and not in_playoff and score + total > target
+                        if overshot or not bank:
+                            break
+                        if keep.hot and must_roll_hot:
+                            action = yield _no_bank_after_hot_dice
+                        elif total < minimum:
+                            action = yield partial(self._explain_minimum, total, minimum, seat, bar)
+                        else:
+                            break
+                    turn_points = total
+                    to_roll = keep.dice_left
+                    if emit is not None:
+                        emit(ev.Kept(seat, keep.dice, keep.points, total, keep.dice_left, keep.hot))
+                    if overshot:
+                        break  # the keep passes the exact target: the turn is forfeited (001)
+                    if bank:
+                        banked = total
+                        break
+            except _SeatRetired:  # Game.retire: the turn is lost
+                if live <= 1:
+                    self._conclude(tuple(s for s in range(n) if not out[s]), "forfeit", rounds)
                     break
+                continue  # with the next seat still in
 
             # ---------------------------------------------------- the turn settled
             if farkled:
@@ -381,9 +476,10 @@ class Game:
                     emit(ev.Banked(seat, banked, score))
                 # An exact target can't be passed (overshoots are forfeited), so >= serves both.
                 if score >= target and final_left is None:
+                    # Seat positions still to come (retired ones pass without a turn).
                     final_left = n - 1 if everyone_else else n - 1 - seat
                     if emit is not None:
-                        emit(ev.FinalRound(seat, score, final_left))
+                        emit(ev.FinalRound(seat, score, self._final_turns(seat, everyone_else)))
             else:
                 if emit is not None:
                     emit(ev.Farkled(seat, turn_points) if farkled else ev.Overshot(seat, turn_points))
@@ -423,6 +519,21 @@ class Game:
             if self._emit is not None:
                 self._emit(ev.StruckOut(seat, before))
 
+    def _put_out(self, seat: int, playoff: list[int] | None, playoff_points: dict[int, int]) -> int:
+        """Mark ``seat`` retired (also out of a playoff in progress); the seats still in."""
+        self._out[seat] = True
+        self._retired.append(seat)
+        if playoff is not None:
+            playoff_points.pop(seat, None)
+            if seat in playoff:
+                playoff.remove(seat)
+        return self.n_players - len(self._retired)
+
+    def _final_turns(self, seat: int, everyone_else: bool) -> int:
+        """The final turns after ``seat`` reached the target: those of the seats still in."""
+        later = range(self.n_players) if everyone_else else range(seat + 1, self.n_players)
+        return sum(1 for s in later if s != seat and not self._out[s])
+
     def _start_playoff(self, seats: tuple[int, ...]) -> list[int]:
         """Equal top scores under ``ties = "playoff"``: the seats that play a decider turn each."""
         if self._emit is not None:
@@ -430,13 +541,19 @@ class Game:
         return list(seats)
 
     def _conclude(self, winners: tuple[int, ...], reason: str, rounds: int) -> None:
+        """Set the result: ``winners`` share the win; the seats still in rank by their scores,
+        and the retired seats share the rank below all of them."""
         scores = tuple(self._scores)
-        share = 1.0 / len(winners)
+        out = self._out
+        share = 1.0 / len(winners) if winners else 0.0
         shares = tuple(share if s in winners else 0.0 for s in range(self.n_players))
-        ranks = tuple(1 + sum(other > score for other in scores) for score in scores)
-        # Playoff winners rank first among equal scores.
+        live = [score for score, gone in zip(scores, out, strict=True) if not gone]
+        top = max(live, default=0)
+        ranks = tuple(1 + sum(other > score for other in live) for score in scores)
+        # Playoff winners rank first among equal scores; retired seats below every seat still in.
         ranks = tuple(
-            r if s in winners or scores[s] != max(scores) else r + len(winners) for s, r in enumerate(ranks)
+            len(live) + 1 if out[s] else r if s in winners or scores[s] != top else r + len(winners)
+            for s, r in enumerate(ranks)
         )
         self._result = GameResult(
             scores,
@@ -447,6 +564,7 @@ class Game:
             tuple(self._farkles),
             rounds + 1,
             reason,
+            tuple(self._retired),
         )
         if self._emit is not None:
             self._emit(ev.GameOver(scores, winners, reason))
@@ -469,6 +587,17 @@ class Game:
             return f"a decision must be Action(keep, bank), got {action!r}"
         assert self._view is not None
         return why_not_legal(keep, self._view.roll, self.rules)
+
+
+def _leaders(scores: list[int], out: list[bool]) -> tuple[int, ...]:
+    """The seats still in with the top score among them."""
+    top = max((score for score, gone in zip(scores, out, strict=True) if not gone), default=0)
+    return tuple(s for s, score in enumerate(scores) if score == top and not out[s])
+
+
+def _raise(exc: BaseException) -> str:
+    """A refusal that raises again what the action's own code raised inside the game loop."""
+    raise exc
 
 
 def _bank_not_bool(bank: object) -> str:

@@ -11,6 +11,11 @@ against the move timeout, and every failure is attributed to its seat as a
 illegal action; ``timeout``: it ran past the move timeout) and a one-line reason of at most
 :data:`REASON_LIMIT` characters, so a tournament can record it and go on.
 
+A fault changes nothing for the other seats (``docs/faults.md``): with ``on_fault``,
+:func:`play_match` reports the fault, puts the seat out of the game
+(:meth:`~arena.engine.game.Game.retire`) and plays on, so the others finish the game they would
+have played with that seat skipped; the faulted seat ranks last and wins nothing.
+
 Supervision from outside.  Each guarded call is numbered, and its number is written to a
 *board* (a few integers in shared memory) when it starts and when it ends: two integer stores
 per call, no system call.  A supervising process (:mod:`arena.tournament.supervisor`) reads
@@ -23,6 +28,7 @@ the same fault is recorded as if the in-process timeout had fired, and play goes
 from __future__ import annotations
 
 import copy
+import dataclasses
 import hashlib
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -488,36 +494,108 @@ def _checked_name(seat: int, name: str) -> str:
     return fold_spaces(name)
 
 
+#: The name a seat shows the others when its player failed before it could say one.
+UNNAMED = "?"
+
+
 def play_match(
     rules: Ruleset,
-    players: Sequence[Player],
+    players: Sequence[Player | PlayerFault],
     seed: int,
     *,
     on_event: Callable[[Event], None] | None = None,
     max_rounds: int = DEFAULT_MAX_ROUNDS,
     move_timeout: float | None = None,
     guard: Guard | None = None,
+    on_fault: Callable[[PlayerFault], None] | None = None,
 ) -> GameResult:
-    """Play one game; ``players[i]`` sits in seat i.  Raises :class:`PlayerFault`.
+    """Play one game; ``players[i]`` sits in seat i.
 
-    With ``move_timeout`` (seconds) a call into a strategy that runs longer loses the game.  A
+    Without ``on_fault`` the first fault stops the game: :class:`PlayerFault` is raised.  With
+    it, each fault is passed to ``on_fault`` (which may raise to stop the game) and the game
+    goes on without that seat: it is retired (see :meth:`~arena.engine.game.Game.retire`),
+    gets no more calls, ranks last and wins nothing, while the others play to the end and get
+    their ``end_game``.  A seat given as a :class:`PlayerFault` (its player could not be
+    made) is out from the start; so is one whose name, hooks or ``start_game`` fail.
+
+    With ``move_timeout`` (seconds) a call into a strategy that runs longer is a fault.  A
     tournament passes its own ``guard`` (which carries the timeout) instead.
     """
     if guard is None:
         guard = Guard(move_timeout)
+
+    def faulted(fault: PlayerFault) -> None:
+        if on_fault is None:
+            raise fault
+        on_fault(fault)
+
     n = len(players)
-    prepared = [guard.call(seat, PREPARE, _prepare, p, None) for seat, p in enumerate(players)]
-    names = tuple(_checked_name(seat, name) for seat, (name, _, _, _) in enumerate(prepared))
-    for seat, (_, start, _, _) in enumerate(prepared):
-        if start is not None:
+    prepared: list[tuple[str, Callable | None, Callable, Callable | None] | None] = []
+    for seat, player in enumerate(players):
+        if isinstance(player, PlayerFault):
+            faulted(player)
+            prepared.append(None)
+            continue
+        try:
+            name, *hooks = guard.call(seat, PREPARE, _prepare, player, None)
+            prepared.append((_checked_name(seat, name), *hooks))  # type: ignore[arg-type]
+        except PlayerFault as fault:
+            faulted(fault)
+            prepared.append(None)
+    names = tuple(UNNAMED if p is None else p[0] for p in prepared)
+    for seat, hooks in enumerate(prepared):
+        if hooks is not None and hooks[1] is not None:
             info = GameInfo(rules, seat, n, names, strategy_seed(seed, seat))
-            guard.call(seat, START_GAME, start, info, None)
-    deciders = [decide for _, _, decide, _ in prepared]
-    game = Game(rules, n, seed, on_event=on_event, max_rounds=max_rounds)
-    guard.play(game, deciders)
-    result = game.result()
-    for seat, (_, _, _, end) in enumerate(prepared):
-        if end is not None:
+            try:
+                guard.call(seat, START_GAME, hooks[1], info, None)
+            except PlayerFault as fault:
+                faulted(fault)
+                prepared[seat] = None
+    deciders = [_out_of_game if p is None else p[2] for p in prepared]
+    out = [seat for seat, p in enumerate(prepared) if p is None]
+    game = Game(rules, n, seed, on_event=on_event, max_rounds=max_rounds, out=out)
+    late: int | None = None  # a seat whose last decision, which ended the game, came too late
+    while True:
+        try:
+            guard.play(game, deciders)
+            break
+        except PlayerFault as fault:
+            faulted(fault)
+            prepared[fault.seat] = None
+            if game.over:
+                late = fault.seat
+                break
+            if game.retire(fault.seat) is None:
+                break
+    result = game.result() if late is None else retired_after(game.result(), late)
+    for seat, hooks in enumerate(prepared):
+        if hooks is not None and hooks[3] is not None:
             # Each hook gets its own copy: what one does to it can't reach the others or the rows.
-            guard.call(seat, END_GAME, end, copy.copy(result), game)
+            try:
+                guard.call(seat, END_GAME, hooks[3], copy.copy(result), game)
+            except PlayerFault as fault:
+                faulted(fault)
+                result = retired_after(result, seat)
     return result
+
+
+def _out_of_game(view: TurnView) -> Any:
+    """The decider of a retired seat: never called (the engine skips the seat)."""
+    raise AssertionError(f"seat {view.seat} is out of the game")
+
+
+def retired_after(result: GameResult, seat: int) -> GameResult:
+    """``result`` with ``seat`` put out after the game ended (its ``end_game`` failed, or the
+    decision that ended the game came too late): it ranks last and wins nothing; the others keep
+    their order, and a win it held goes to the seats ranked next, as if it had not been there."""
+    n = len(result.scores)
+    retired = (*result.retired, seat)
+    live = [s for s in range(n) if s not in retired]
+    ranks = tuple(
+        len(live) + 1 if s in retired else 1 + sum(result.ranks[o] < result.ranks[s] for o in live)
+        for s in range(n)
+    )
+    winners = tuple(s for s in live if ranks[s] == 1)
+    share = 1.0 / len(winners) if winners else 0.0
+    shares = tuple(share if s in winners else 0.0 for s in range(n))
+    return dataclasses.replace(result, winners=winners, win_shares=shares, ranks=ranks, retired=retired)

@@ -143,6 +143,7 @@ def game_end(result: GameResult) -> bytes:
             "farkles": result.farkles,
             "rounds": result.rounds,
             "reason": result.reason,
+            "retired": result.retired,
         }
     )
 
@@ -260,6 +261,7 @@ def result_from(m: dict[str, Any]) -> GameResult:
         tuple(m["farkles"]),
         m["rounds"],
         m["reason"],
+        tuple(m.get("retired", ())),
     )
 
 

@@ -4,7 +4,8 @@ Games whose every seat has a declarative policy are played in the compiled kerne
 (:mod:`arena.compiled`, with ``spec.compiled``), which runs no strategy code and gives the same
 rows.  Every other game is played in Python: it gets fresh player objects, and every call into a
 strategy goes through a :class:`~arena.players.match.Guard`, so a faulty strategy loses only the
-game it broke.
+game it broke, and only its own seat of it: the other seats play that game to its end without
+it (``docs/faults.md``).
 
 What a strategy may keep, and for how long: instance attributes live for one game (each game
 makes new objects).  Class attributes and module globals live as long as the process that
@@ -37,7 +38,7 @@ from arena.players import PlayerFault, play_match
 from arena.players.match import CREATE, GAME, NO_ARGUMENT, Guard, ReportedFailure
 from arena.sandbox import NOWHERE, SeatPlace, SeatPool
 from arena.tournament.results import BatchResult, FaultDetail
-from arena.tournament.rows import csv_field, fault_rows, fault_shares, game_rows
+from arena.tournament.rows import csv_field, game_rows
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import TournamentSpec
 
@@ -218,7 +219,7 @@ class BatchPlayer:
         compiled = self._compiled_rows(first, emit_from, stop)
         parts: list[str] = []
         shares: list[tuple[float, ...]] = []
-        details: list[FaultDetail] = []  # one per faulted game of the piece
+        details: list[FaultDetail] = []  # one per fault of the piece
         piece_start = emit_from
         for game in range(first, stop):
             if game in compiled:
@@ -229,9 +230,8 @@ class BatchPlayer:
                 played = self._play_game(game, emit_from, careful, on_changed_rules, guard, pool)
                 if played is None:
                     continue
-                text, share, detail = played
-                if detail is not None:
-                    details.append(detail)
+                text, share, faults = played
+                details.extend(faults)
             parts.append(text)
             shares.append(share)
             if (every is not None and game + 1 - piece_start >= every) or game + 1 == stop:
@@ -251,20 +251,20 @@ class BatchPlayer:
         on_changed_rules: Callable[[int], None] | None,
         guard: Guard,
         pool: SeatPool | None,
-    ) -> tuple[str, tuple[float, ...], FaultDetail | None] | None:
-        """Play ``game`` in Python: its rows, win shares and fault (None if none); None for a
-        game before ``emit_from`` (played only for the state it leaves)."""
+    ) -> tuple[str, tuple[float, ...], list[FaultDetail]] | None:
+        """Play ``game`` in Python: its rows, win shares and faults (in the order they
+        happened); None for a game before ``emit_from`` (played only for the state it leaves)."""
         spec = self.spec
         guard.board[GAME] = game
         slot = self.schedule.slot(game)
         index = slot.ruleset
         rules = self._rules[index]
         if game in careful:
-            guard.watch = lambda index=index: self._changed(index)
-        seated: list | None = None
-        try:
-            seated = []
-            for seat, player in enumerate(slot.seats):
+            guard.watch = lambda index=index: self._restored(index)
+        faults: list[PlayerFault] = []
+        seated: list = []
+        for seat, player in enumerate(slot.seats):
+            try:
                 if pool is not None and self._isolated[player]:
                     # Starting a seat process is arena's time, not the strategy's: untimed
                     # here, under its own deadline (SeatLimits.start_seconds).
@@ -274,10 +274,11 @@ class BatchPlayer:
                         raise PlayerFault(seat, failure.status, failure.reason) from None
                 else:
                     seated.append(guard.call(seat, CREATE, spec.players[player].create, NO_ARGUMENT, None))
-            result = play_match(rules, seated, slot.seed, max_rounds=spec.max_rounds, guard=guard)
-            fault = None
-        except PlayerFault as caught:
-            fault, result = caught, None
+            except PlayerFault as fault:
+                seated.append(fault)  # out of the game from the start
+        result = play_match(
+            rules, seated, slot.seed, max_rounds=spec.max_rounds, guard=guard, on_fault=faults.append
+        )
         guard.watch = None
         del seated
         if self._changed(index):
@@ -288,13 +289,13 @@ class BatchPlayer:
             return None
         names = [self._player_fields[i] for i in slot.seats]
         ruleset = self._ruleset_fields[index]
-        if fault is not None:
-            label = spec.labels[slot.seats[fault.seat]]
-            detail = FaultDetail(game, fault.seat, label, fault.status, fault.reason, fault.traceback_text)
-            text = _fault(ruleset, game, slot.deal, slot.seed, names, fault)
-            return text, fault_shares(len(names), fault.seat), detail
-        assert result is not None
-        return game_rows(ruleset, game, slot.deal, slot.seed, names, result), result.win_shares, None
+        details = [
+            FaultDetail(game, f.seat, spec.labels[slot.seats[f.seat]], f.status, f.reason, f.traceback_text)
+            for f in faults
+        ]
+        statuses = {f.seat: (f.status, f.reason) for f in faults}
+        text = game_rows(ruleset, game, slot.deal, slot.seed, names, result, statuses)
+        return text, result.win_shares, details
 
     def _compiled_rows(
         self, first: int, emit_from: int, stop: int
@@ -312,6 +313,16 @@ class BatchPlayer:
         rows.update(zip(played, kernel.play_each(played), strict=True))
         return rows
 
+    def _restored(self, index: int) -> bool:
+        """:meth:`_changed`, and if so the copy set back to its values in place: the seat that
+        changed it is out, and the others play on, on the ruleset as it was."""
+        if not self._changed(index):
+            return False
+        rules = self._rules[index]
+        for f, value in zip(dataclasses.fields(Ruleset), self._pristine[index], strict=True):
+            object.__setattr__(rules, f.name, value)
+        return True
+
     def _changed(self, index: int) -> bool:
         """True if the copy of ruleset ``index`` games are played on no longer holds the values
         this process started with (compared by identity: no strategy code runs)."""
@@ -326,12 +337,3 @@ def copy_ruleset(rules: Ruleset, values: tuple | None = None) -> Ruleset:
         for f, value in zip(dataclasses.fields(Ruleset), values, strict=True):
             object.__setattr__(fresh, f.name, value)
     return fresh
-
-
-def _fault(ruleset: str, game: int, deal: int, seed: int, names: list[str], fault: PlayerFault) -> str:
-    n = len(names)
-    state = fault.game.snapshot() if fault.game is not None else None
-    scores, turns, farkles = state if state is not None else ((0,) * n, (0,) * n, (0,) * n)
-    return fault_rows(
-        ruleset, game, deal, seed, names, scores, turns, farkles, fault.seat, fault.status, fault.reason
-    )

@@ -271,7 +271,7 @@ def run_duel(
                             shares=result.shares[: 2 * pairs],
                             fault_details=tuple(f for f in result.fault_details if f.game < stop),
                         )
-                        kept = replace(kept, faults=len(kept.fault_details))  # one per broken game
+                        kept = replace(kept, faults=len(kept.fault_details))  # one per fault
                     batch.faults += kept.faults
                     with _ctrl_c_held():
                         if folder is not None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from arena.engine import GameResult
 from arena.players.text import csv_text
 
@@ -45,50 +47,27 @@ def win_text(share: float) -> str:
     return f"{share:.6f}".rstrip("0")
 
 
-def game_rows(ruleset: str, game: int, deal: int, seed: int, players: list[str], result: GameResult) -> str:
-    """The rows of one finished game; ``ruleset`` and ``players`` are already CSV fields."""
-    head = f"{ruleset},{game},{deal},{seed},"
-    return "".join(
-        f"{head}{seat},{players[seat]},{result.scores[seat]},{result.ranks[seat]},"
-        f"{win_text(result.win_shares[seat])},{result.turns[seat]},{result.farkles[seat]},ok,\n"
-        for seat in range(len(players))
-    )
-
-
-def fault_shares(n: int, faulty: int) -> tuple[float, ...]:
-    """Win shares of a game a player broke: nothing for it, the rest split among the others."""
-    share = 1.0 / (n - 1) if n > 1 else 0.0
-    return tuple(0.0 if seat == faulty else share for seat in range(n))
-
-
-def fault_rows(
+def game_rows(
     ruleset: str,
     game: int,
     deal: int,
     seed: int,
     players: list[str],
-    scores: tuple[int, ...],
-    turns: tuple[int, ...],
-    farkles: tuple[int, ...],
-    faulty: int,
-    status: str,
-    reason: str,
+    result: GameResult,
+    faults: Mapping[int, tuple[str, str]] | None = None,
 ) -> str:
-    """The rows of a game a player broke: it loses (last rank, no win); the others share the
-    win and are ranked by their scores when the game stopped.  The reason is the one cell an
-    entry writes: it never starts with a spreadsheet formula character (numbers stay numbers)."""
-    n = len(players)
-    others = [s for s in range(n) if s != faulty]
-    share = win_text(fault_shares(n, faulty)[others[0]]) if others else "0"
+    """The rows of one game; ``ruleset`` and ``players`` are already CSV fields.  ``faults``:
+    seat -> (status, reason) of each seat whose player broke the game (retired: the result
+    already ranks it last with no win); every other seat's status is ``ok``.  The reason is the
+    one cell an entry writes: it never starts with a spreadsheet formula character."""
+    head = f"{ruleset},{game},{deal},{seed},"
     lines = []
-    for seat in range(n):
-        if seat == faulty:
-            rank, win, state, why = n, "0", status, csv_field(csv_text(one_line_text(reason)))
-        else:
-            rank = 1 + sum(scores[o] > scores[seat] for o in others)
-            win, state, why = share, "ok", ""
+    for seat in range(len(players)):
+        fault = faults.get(seat) if faults else None
+        reason = "" if fault is None else csv_field(csv_text(one_line_text(fault[1])))
+        state = "ok," if fault is None else f"{fault[0]},{reason}"
         lines.append(
-            f"{ruleset},{game},{deal},{seed},{seat},{players[seat]},{scores[seat]},{rank},{win},"
-            f"{turns[seat]},{farkles[seat]},{state},{why}\n"
+            f"{head}{seat},{players[seat]},{result.scores[seat]},{result.ranks[seat]},"
+            f"{win_text(result.win_shares[seat])},{result.turns[seat]},{result.farkles[seat]},{state}\n"
         )
     return "".join(lines)
