@@ -161,7 +161,7 @@ messages = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(messages, min_size=1, max_size=5))
 def test_the_host_answers_any_message_with_one_reply_line(sequence: list[dict[str, Any]]) -> None:
     host = _host()
