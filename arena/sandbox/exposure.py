@@ -4,13 +4,21 @@ process from the player spec alone (no code of the entry runs here).
 - The runtime: the system folders, a few files of ``/etc`` that programs read as they start,
   and arena's Python (its prefixes, the folders of its import path that hold installed
   packages, and arena's own package), which a Python strategy's host runs on and a ``cmd:``
-  wrapper script may run.  A ``cmd:`` program outside the
-  system folders is seen with the installation it belongs to: the folder above its ``bin/``
-  (or ``shims/``) folder, as with a pyenv or nvm interpreter.
-- The entry's own files: a strategy file (``path/to/bot.py``: that file alone), a module's
-  top-level package or file (``package.module:Class``), a ``cmd:`` program and every file its
-  arguments name, or a folder they name that holds neither the current folder nor the run
-  folder.
+  wrapper script may run.  A ``cmd:`` program found on ``PATH`` outside the system folders is
+  seen with the installation it belongs to: the folder above its ``bin/`` (or ``shims/``)
+  folder, as with a pyenv or nvm interpreter.  A program named by its path (``cmd:bots/bin/x``)
+  is seen alone: the folder above it may hold other entries.
+- The entry's own files: a strategy file (``path/to/bot.py``: that file alone); a module
+  (``package.module:Class``): the module's own file, or its folder if it is a package, and the
+  ``__init__.py`` of each package above it, not their other modules (``entries.alice.bot``
+  must not show ``entries/bob``); a ``cmd:`` program and every file its arguments name, or a
+  folder they name that holds neither the current folder nor the run folder.
+
+An entry's files are seen where they are, never through a symbolic link: a folder handed to an
+organiser may hold ``model -> /``, and following it would show the whole machine.  A spec or
+argument that names a path through a link is refused at load with one line
+(:class:`~arena.players.loading.StrategyError`), unless the link leads into the runtime, which
+the seat sees anyway (a virtual environment's ``bin/python``).
 
 Everything else (other entries' files, run folders, home folders, sockets) is left out of the
 seat's root (:mod:`arena.sandbox.seat_root`).
@@ -19,10 +27,14 @@ seat's root (:mod:`arena.sandbox.seat_root`).
 from __future__ import annotations
 
 import os
+import shlex
 import site
 import sys
 from collections.abc import Iterable, Sequence
+from importlib.machinery import PathFinder
 from pathlib import Path
+
+from arena.players.loading import StrategyError, split_spec
 
 #: System folders (or the links to them of a merged /usr).
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -82,66 +94,120 @@ def python_paths() -> list[Path]:
     return [*prefixes, *installed, package]
 
 
-def program_paths(program: str, keep_out: Sequence[Path]) -> list[Path]:
-    """A ``cmd:`` program (an absolute path) and, outside the system folders, its installation
-    (unless that holds one of ``keep_out``: the current folder, the run folder)."""
+def program_paths(program: str, keep_out: Sequence[Path], *, found_on_path: bool) -> list[Path]:
+    """A ``cmd:`` program (an absolute path) and, if it was found on ``PATH`` outside the
+    system folders, its installation (unless that holds one of ``keep_out``: the current
+    folder, the run folder)."""
     path = Path(program)
     runtime = [Path(os.path.realpath(p)) for p in system_paths()]
-    if _inside(Path(os.path.realpath(path)), runtime):
+    if not found_on_path or _inside(Path(os.path.realpath(path)), runtime):
         return [path]
     installation = path.parent.parent
+    real_installation = Path(os.path.realpath(installation))
     if (
         path.parent.name in INSTALL_BIN
-        and installation != Path("/")
-        and not any(installation == k or installation in k.parents for k in keep_out)
+        and real_installation != Path("/")
+        and not any(_inside(Path(os.path.realpath(k)), [real_installation]) for k in keep_out)
     ):
         return [path, installation]
     return [path]
 
 
-def _module_location(module_name: str) -> Path | None:
-    """Where ``import module_name`` would find its top-level package or file, by looking along
-    the import path as the import system does (without importing anything)."""
-    top = module_name.partition(".")[0]
-    for entry in sys.path:
-        folder = Path(entry or os.getcwd())
-        if not folder.is_dir():
+def link_on_the_way(name: str, cwd: Path) -> Path | None:
+    """The first symbolic link that the path ``name`` passes through (or is), looked up from the
+    current folder's real place (from ``/`` if ``name`` is absolute), not counting the system's
+    own top-level links (``/lib -> usr/lib``); None if there is none."""
+    current = Path("/") if os.path.isabs(name) else Path(os.path.realpath(cwd))
+    for part in Path(name).parts:
+        if part == "/":
             continue
-        if (folder / top).is_dir():
-            return folder / top
-        for candidate in sorted(folder.glob(f"{top}.*")):
-            if candidate.suffix in (".py", ".pyc", ".so", ".pyd") and candidate.is_file():
-                return candidate
+        # No link was followed so far, so ".." here is the real parent folder.
+        current = current.parent if part == ".." else current / part
+        if current.is_symlink() and str(current) not in SYSTEM:
+            return current
+        if not os.path.lexists(current):
+            return None
     return None
 
 
-def strategy_paths(spec_text: str, cwd: Path) -> list[Path]:
-    """The files of a Python strategy spec (a built-in or a plugin has none of its own)."""
-    from arena.players.loading import split_spec
+def _runtime_holds(path: Path) -> bool:
+    """Whether ``path``, links followed, lies in the runtime that every seat sees anyway."""
+    real = Path(os.path.realpath(path))
+    return _inside(real, [Path(os.path.realpath(p)) for p in (*system_paths(), *python_paths())])
 
+
+def _refuse_link(name: str, link: Path | None, what: str) -> None:
+    if link is not None:
+        raise StrategyError(
+            f"{what} {name}: {link} is a symbolic link (to {os.readlink(link)}); an isolated "
+            "seat sees an entry's files only where they are, so name the real path"
+        )
+
+
+def module_paths(module_name: str) -> list[Path]:
+    """What ``import module_name`` reads, looked up along the import path as the import system
+    does (without running any of it): the module's file, or its folder if it is a package, and
+    the ``__init__.py`` of each package above it.  Empty if it can't be found (the seat's own
+    import then says why)."""
+    parts = module_name.split(".")
+    found: list[Path] = []
+    search: list[str] | None = None
+    for depth in range(1, len(parts) + 1):
+        try:
+            spec = PathFinder.find_spec(".".join(parts[:depth]), search)
+        except (ImportError, ValueError, OSError):
+            return []
+        if spec is None:
+            return []
+        last = depth == len(parts)
+        package = spec.submodule_search_locations
+        if package is None:
+            if not last or not spec.origin:
+                return []
+            found.append(Path(spec.origin))
+        elif last:
+            found += [Path(folder) for folder in package]
+        elif spec.has_location and spec.origin:
+            found.append(Path(spec.origin))  # the package's __init__.py, not its other modules
+        search = list(package) if package is not None else None
+    return found
+
+
+def strategy_paths(spec_text: str, cwd: Path) -> list[Path]:
+    """The files of a Python strategy spec (a built-in or a plugin has none of its own).
+    Raises StrategyError for a file reached through a symbolic link."""
     ref, _ = split_spec(spec_text.strip())
     path_part, _, class_name = ref.partition(".py:")
     if ref.endswith(".py") or class_name:
-        file = Path(ref if ref.endswith(".py") else path_part + ".py")
-        return [Path(os.path.abspath(cwd / file))]
+        name = ref if ref.endswith(".py") else path_part + ".py"
+        _refuse_link(name, link_on_the_way(name, cwd), "the strategy file")
+        return [Path(os.path.abspath(cwd / name))]
     module_name, colon, _ = ref.partition(":")
-    if colon and module_name:
-        location = _module_location(module_name)
-        return [location] if location is not None else []
-    return []
+    if not (colon and module_name):
+        return []
+    files = module_paths(module_name)
+    for file in files:
+        _refuse_link(module_name, file if file.is_symlink() else None, "the module")
+    return files
 
 
 def argument_paths(arguments: Sequence[str], cwd: Path, hidden: Sequence[Path]) -> list[Path]:
     """The files (and folders) that a ``cmd:`` program's arguments name.  A folder that holds
     the current folder or a hidden folder (``.``, ``..``, ``/``, the run folder's parents) is
-    left out: it would show everything below it."""
+    left out: it would show everything below it.  Raises StrategyError for a path through a
+    symbolic link."""
     found = []
-    keep_out = [cwd, *hidden]
+    keep_out = [Path(os.path.realpath(k)) for k in (cwd, *hidden)]
     for argument in arguments:
         if not argument or argument.startswith("-"):
             continue
         path = Path(os.path.abspath(cwd / argument))
-        if path.is_file() or (path.is_dir() and not any(k == path or path in k.parents for k in keep_out)):
+        if not os.path.lexists(path):
+            continue
+        if _runtime_holds(path):
+            continue  # such as a virtual environment's python: seen already, as runtime
+        _refuse_link(argument, link_on_the_way(argument, cwd), "the argument")
+        if path.is_file() or (path.is_dir() and not any(_inside(k, [path]) for k in keep_out)):
             found.append(path)
     return found
 
@@ -149,9 +215,12 @@ def argument_paths(arguments: Sequence[str], cwd: Path, hidden: Sequence[Path]) 
 def seat_paths(
     argv: Sequence[str], spec_text: str, *, command: bool, cwd: Path, hidden: Sequence[Path]
 ) -> list[Path]:
-    """Everything a seat for ``argv`` (from the spec ``spec_text``) may read."""
+    """Everything a seat for ``argv`` (from the spec ``spec_text``) may read; raises
+    StrategyError where the spec names an entry's file through a symbolic link."""
     if command:
-        own = [*program_paths(argv[0], [cwd, *hidden]), *argument_paths(argv[1:], cwd, hidden)]
+        named = shlex.split(spec_text.strip().partition(":")[2])[0]  # as the user wrote it
+        program = program_paths(argv[0], [cwd, *hidden], found_on_path="/" not in named)
+        own = [*program, *argument_paths(argv[1:], cwd, hidden)]
     else:
         own = strategy_paths(spec_text, cwd)
     # arena's Python is runtime for a program too: a wrapper script may run it, as bots do.

@@ -7,7 +7,7 @@ of its code, the way bubblewrap and container runtimes build a root: an empty tm
 - the runtime: the system folders (``/usr`` and friends), a few files of ``/etc`` that
   programs need to start, arena's Python (its prefixes and the folders of its import path that
   belong to it) and arena's own package;
-- the entry's own files: a strategy file, a module's package, a ``cmd:`` program and the files
+- the entry's own files: a strategy file, a module's own file, a ``cmd:`` program and the files
   its arguments name (:mod:`arena.sandbox.exposure` works them out in the parent);
 
 and, writable, a scratch folder of its own: a tmpfs of at most ``--seat-file-size`` MiB in all,
