@@ -156,3 +156,13 @@ def test_an_argument_linking_into_the_runtime_is_accepted_and_adds_nothing(entri
     assert exposure.argument_paths(["entries/alice/python", "entries/alice/run.py"], entries, ()) == [
         entries / "entries/alice/run.py"
     ]
+
+
+def test_a_module_reached_through_a_linked_package_folder_is_refused(package_of_entries: Path) -> None:
+    # A namespace package folder that is a link to / would show the whole machine.
+    (package_of_entries / "entries" / "carol").symlink_to("/")
+    with pytest.raises(StrategyError, match=r"entries/carol is a symbolic link \(to /\)"):
+        exposure.module_paths("entries.carol")
+    (package_of_entries / "entries" / "dave").symlink_to(package_of_entries / "entries" / "bob")
+    with pytest.raises(StrategyError, match="entries/dave is a symbolic link"):
+        exposure.strategy_paths("entries.dave.bot:Bot", package_of_entries)

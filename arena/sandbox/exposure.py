@@ -31,7 +31,7 @@ import shlex
 import site
 import sys
 from collections.abc import Iterable, Sequence
-from importlib.machinery import PathFinder
+from importlib.machinery import all_suffixes
 from pathlib import Path
 
 from arena.players.loading import StrategyError, split_spec
@@ -144,32 +144,54 @@ def _refuse_link(name: str, link: Path | None, what: str) -> None:
         )
 
 
+def _find(part: str, folders: Sequence[str]) -> tuple[Path, list[Path] | None] | None:
+    """Where the import system finds ``part`` among ``folders``, as (the folder it was found
+    in, the package's folders, or None for a plain module), or None.  A regular package or a
+    module in an earlier folder wins; folders without ``__init__.py`` make a namespace
+    package, as in PEP 420."""
+    portions: list[Path] = []
+    first: Path | None = None
+    for entry in folders:
+        folder = Path(entry or os.getcwd())
+        candidate = folder / part
+        if candidate.is_dir():
+            if any((candidate / f"__init__{suffix}").is_file() for suffix in all_suffixes()):
+                return folder, [candidate]
+            portions.append(candidate)
+            first = first or folder
+        elif any((folder / f"{part}{suffix}").is_file() for suffix in all_suffixes()):
+            return folder, None
+    return (first, portions) if first is not None else None
+
+
 def module_paths(module_name: str) -> list[Path]:
     """What ``import module_name`` reads, looked up along the import path as the import system
-    does (without running any of it): the module's file, or its folder if it is a package, and
-    the ``__init__.py`` of each package above it.  Empty if it can't be found (the seat's own
-    import then says why)."""
-    parts = module_name.split(".")
+    does (without importing anything): the module's file, or its folder if it is a package,
+    and the ``__init__.py`` of each package above it.  Empty if it can't be found (the seat's
+    own import then says why).  Raises StrategyError if one of them is reached through a
+    symbolic link below the import path's folder that holds the top-level package."""
     found: list[Path] = []
-    search: list[str] | None = None
-    for depth in range(1, len(parts) + 1):
-        try:
-            spec = PathFinder.find_spec(".".join(parts[:depth]), search)
-        except (ImportError, ValueError, OSError):
+    folders: Sequence[str] = sys.path
+    base: Path | None = None
+    parts = module_name.split(".")
+    for depth, part in enumerate(parts, 1):
+        place = _find(part, folders)
+        if place is None:
             return []
-        if spec is None:
-            return []
-        last = depth == len(parts)
-        package = spec.submodule_search_locations
+        folder, package = place
+        base = base or folder
         if package is None:
-            if not last or not spec.origin:
+            if depth < len(parts):
                 return []
-            found.append(Path(spec.origin))
-        elif last:
-            found += [Path(folder) for folder in package]
-        elif spec.has_location and spec.origin:
-            found.append(Path(spec.origin))  # the package's __init__.py, not its other modules
-        search = list(package) if package is not None else None
+            found += [folder / f"{part}{s}" for s in all_suffixes() if (folder / f"{part}{s}").is_file()][:1]
+        elif depth == len(parts):
+            found += package
+        else:
+            found += [p / "__init__.py" for p in package if (p / "__init__.py").is_file()]
+            folders = [str(p) for p in package]
+    for path in found:
+        if base is not None:
+            _refuse_link(module_name, link_on_the_way(os.path.relpath(path, base), base), "the module")
     return found
 
 
@@ -185,10 +207,7 @@ def strategy_paths(spec_text: str, cwd: Path) -> list[Path]:
     module_name, colon, _ = ref.partition(":")
     if not (colon and module_name):
         return []
-    files = module_paths(module_name)
-    for file in files:
-        _refuse_link(module_name, file if file.is_symlink() else None, "the module")
-    return files
+    return module_paths(module_name)
 
 
 def argument_paths(arguments: Sequence[str], cwd: Path, hidden: Sequence[Path]) -> list[Path]:
