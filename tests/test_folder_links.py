@@ -10,38 +10,18 @@ import shutil
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from arena.cli.main import cli
 from arena.safe_files import LinkRefused, make_folder, open_file, write_bytes
 from arena.tournament.folder_lock import LOCK
+from tests.run_folders import contents, invoke, make_run, received
 
 SECRET = b"the user's own file, outside the run folder\n"
-
-
-def invoke(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, list(args))
-    return result.exit_code, result.stderr
 
 
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished tournament folder."""
-    folder = tmp_path_factory.mktemp("finished") / "run"
-    code, err = invoke(
-        "tournament", "-p", "greedy", "-p", "random", "--games", "4", "--seed", "0",
-        "--rules", "standard", "--out", str(folder), "--no-progress",
-    )  # fmt: skip
-    assert code == 0, err
-    return folder
-
-
-def _copy(finished: Path, tmp_path: Path) -> Path:
-    folder = tmp_path / "received"
-    shutil.copytree(finished, folder, symlinks=True)
-    (folder / "seat-logs").mkdir()  # as a run of isolated players leaves it
-    (folder / "seat-logs" / "greedy.log").write_bytes(b"")
-    return folder
+    return make_run("tournament", tmp_path_factory.mktemp("finished") / "run")
 
 
 def _plant(folder: Path, name: str, tmp_path: Path) -> Path:
@@ -58,12 +38,6 @@ def _plant(folder: Path, name: str, tmp_path: Path) -> Path:
     return outside
 
 
-def _snapshot(path: Path) -> dict[str, bytes]:
-    if path.is_file():
-        return {"": path.read_bytes()}
-    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
-
-
 KINDS = [
     "games.csv", "games.idx", "spec.json", "run.json", "summary.csv", "pairwise.csv", "errors.csv",
     "errors.log", "seat-logs", "seat-logs/greedy.log", LOCK,
@@ -72,19 +46,19 @@ KINDS = [
 
 @pytest.mark.parametrize("name", KINDS)
 def test_resume_refuses_a_folder_with_a_planted_link(finished: Path, tmp_path: Path, name: str) -> None:
-    folder = _copy(finished, tmp_path)
+    folder = received(finished, tmp_path)
     outside = _plant(folder, name, tmp_path)
-    before = _snapshot(outside)
+    before = contents(outside)
     code, err = invoke("tournament", "--resume", str(folder), "--no-progress")
     assert code == 2
     assert err.count("\n") == 1
     assert f"{folder / name}: it is a symbolic link, and arena never writes through one" in err
-    assert _snapshot(outside) == before
+    assert contents(outside) == before
 
 
 def test_report_plot_refuses_a_planted_plot_link(finished: Path, tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
-    folder = _copy(finished, tmp_path)
+    folder = received(finished, tmp_path)
     code, err = invoke("report", str(folder), "--plot")
     assert code == 0, err
     outside = _plant(folder, "winrate-standard.png", tmp_path)
@@ -94,26 +68,19 @@ def test_report_plot_refuses_a_planted_plot_link(finished: Path, tmp_path: Path)
 
 
 def test_a_run_folder_that_is_a_link_is_refused(finished: Path, tmp_path: Path) -> None:
-    folder = _copy(finished, tmp_path)
+    folder = received(finished, tmp_path)
     link = tmp_path / "link"
     link.symlink_to(folder)
-    before = _snapshot(folder)
+    before = contents(folder)
     code, err = invoke("tournament", "--resume", str(link), "--no-progress")
     assert code == 2 and err.count("\n") == 1
     assert f"{link}: it is a symbolic link; give the run folder's own path" in err
-    assert _snapshot(folder) == before
+    assert contents(folder) == before
 
 
 @pytest.mark.parametrize("kind", ["duel", "tune"])
 def test_duel_and_tune_resumes_refuse_a_planted_link(tmp_path: Path, kind: str) -> None:
-    folder = tmp_path / kind
-    if kind == "duel":
-        start = ["duel", "greedy", "random", "--games", "4", "--no-progress"]
-    else:
-        start = ["tune", "threshold", "--param", "bank_at=300,400", "--against", "greedy"]
-        start += ["--rules", "classic", "--budget", "400", "--no-progress"]
-    code, err = invoke(*start, "--out", str(folder))
-    assert code == 0, err
+    folder = make_run(kind, tmp_path / kind)
     outside = _plant(folder, "games.csv", tmp_path)
     code, err = invoke(kind, "--resume", str(folder), "--no-progress")
     assert code == 2 and err.count("\n") == 1 and "games.csv: it is a symbolic link" in err, err

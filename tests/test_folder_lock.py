@@ -11,10 +11,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from arena.cli.main import cli
 from arena.tournament.folder_lock import LOCK, FolderBusy, hold, release
+from tests.run_folders import contents, invoke, make_run
 
 ARENA = [sys.executable, "-m", "arena.cli"]
 #: A process that takes a folder's lock, says so and keeps it until its stdin closes.
@@ -27,21 +26,10 @@ TAKER = "import sys; from pathlib import Path; from arena.tournament.folder_lock
 TAKER += "[hold(Path(f)) for f in sys.argv[1:]]"
 
 
-def invoke(*args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, list(args))
-    return result.exit_code, result.stderr
-
-
-def contents(folder: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
-
-
 @pytest.fixture
 def holder(tmp_path: Path) -> Iterator[Path]:
     """A run folder whose lock another process holds (killed with SIGKILL at the end)."""
-    folder = tmp_path / "run"
-    code, err = invoke("tournament", "-p", "greedy", "-p", "random", "--games", "4", "--out", str(folder))
-    assert code == 0, err
+    folder = make_run("tournament", tmp_path / "run")
     process = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(folder)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
@@ -71,9 +59,7 @@ def test_report_plot_is_refused_while_the_folder_is_written(holder: Path) -> Non
 
 
 def test_the_lock_goes_with_a_killed_holder(tmp_path: Path) -> None:
-    folder = tmp_path / "run"
-    code, err = invoke("tournament", "-p", "greedy", "-p", "random", "--games", "4", "--out", str(folder))
-    assert code == 0, err
+    folder = make_run("tournament", tmp_path / "run")
     process = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(folder)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )
@@ -88,14 +74,7 @@ def test_the_lock_goes_with_a_killed_holder(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("kind", ["duel", "tune"])
 def test_a_second_duel_or_tuning_run_is_refused(tmp_path: Path, kind: str) -> None:
-    folder = tmp_path / kind
-    if kind == "duel":
-        start = ["duel", "greedy", "random", "--games", "4", "--no-progress"]
-    else:
-        start = ["tune", "threshold", "--param", "bank_at=300,400", "--against", "greedy"]
-        start += ["--rules", "classic", "--budget", "400", "--no-progress"]
-    code, err = invoke(*start, "--out", str(folder))
-    assert code == 0, err
+    folder = make_run(kind, tmp_path / kind)
     process = subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(folder)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
     )

@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from arena.safe_files import open_read
+
 #: Rows per chunk of games.csv for the comparison of runs (pandas frames).
 CHUNK_ROWS = 10_000
 #: Rows per block for the reports: the per-block cost is a few dozen numpy calls, so larger
@@ -58,10 +60,11 @@ class ReportError(Exception):
 
 class _Prefix(io.RawIOBase):
     """The first ``limit`` bytes of a file, read-only: an interrupted run is read as far as its
-    last complete line without changing the file."""
+    last complete line without changing the file.  Only a regular file is opened
+    (:func:`~arena.safe_files.open_read`): a FIFO or device in its place would never end."""
 
     def __init__(self, path: Path, limit: int) -> None:
-        self._file = open(path, "rb")  # noqa: SIM115 - closed by close()
+        self._file = open_read(path)  # a FIFO or device is refused: it could block
         self._left = limit
 
     def readable(self) -> bool:
@@ -82,7 +85,7 @@ class _Prefix(io.RawIOBase):
 
 def _complete_length(path: Path) -> int:
     """Bytes up to and including the last newline (a torn last line is left out)."""
-    with open(path, "rb") as f:
+    with open_read(path) as f:
         f.seek(0, io.SEEK_END)
         end = f.tell()
         step = 4096

@@ -21,6 +21,7 @@ from arena.engine import Ruleset
 from arena.engine import events as ev
 from arena.players.loading import PlayerSpec, StrategyError, load_player_spec
 from arena.players.match import play_match
+from arena.safe_files import open_read, read_text
 
 #: Games shown per ruleset.
 SAMPLE_GAMES = 4
@@ -62,7 +63,7 @@ def sample_games(folder: Path, count: int = SAMPLE_GAMES) -> dict[str, list[Samp
     strategy that can't be rebuilt here (a class passed from Python, an isolated or ``cmd:``
     player, a file since removed), are skipped.  {} when the run has no spec.json."""
     try:
-        spec = json.loads((folder / "spec.json").read_text(encoding="utf-8"))
+        spec = json.loads(read_text(folder / "spec.json"))
         rulesets = {r["name"]: Ruleset(**r) for r in spec["rulesets"]}
         entries = {p["label"]: p for p in spec["players"]}
         max_rounds = int(spec["max_rounds"])
@@ -130,7 +131,7 @@ def _games(path: Path) -> Iterator[tuple[str, list[_Row]]]:
     rows: list[_Row] = []
     ruleset = ""
     try:
-        with path.open(newline="", encoding="utf-8") as file:
+        with open_read(path, "r", newline="", encoding="utf-8") as file:
             for n, record in enumerate(csv.DictReader(file)):
                 if n >= SCAN_ROWS:
                     break

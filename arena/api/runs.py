@@ -23,6 +23,7 @@ from arena.api.players import PlayerLike, resolve_player
 from arena.engine import DEFAULT_MAX_ROUNDS, PRESETS, Ruleset, load_ruleset
 from arena.engine.rules import RulesetError
 from arena.players import BUILTINS, StrategyError
+from arena.safe_files import FileRefused, open_read, read_text
 from arena.tournament import TournamentSpec, run_tournament
 from arena.tournament.fault_log import fault_groups, game_describer, write_errors_log
 from arena.tournament.games_check import read_journal
@@ -237,9 +238,11 @@ def write_run_files(
 def _read_object(path: Path) -> dict[str, Any]:
     """A JSON object of the run folder; {} if the file is missing (a run that never finished)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path))
     except FileNotFoundError:
         return {}
+    except FileRefused as exc:  # a FIFO, device or socket; a file far too large
+        raise ArenaError(f"{path} can't be read: {exc.strerror}") from None
     except (OSError, ValueError) as exc:
         raise ArenaError(f"{path} can't be read: {' '.join(str(exc).split())}") from None
     if not isinstance(data, dict):
@@ -256,10 +259,14 @@ def load_run(folder: str | Path) -> Run:
     path = Path(folder)
     if not path.is_dir():
         raise ArenaError(f"{path}: no such run folder")
-    if not (path / "games.csv").is_file():
+    if not (path / "games.csv").exists():
         raise ArenaError(f"{path} is not a run folder (no games.csv)")
-    with open(path / "games.csv", "rb") as games:
-        if games.readline().startswith(b"round,candidate,"):
+    try:
+        games = open_read(path / "games.csv")
+    except OSError as exc:
+        raise ArenaError(f"{path / 'games.csv'} can't be read: {exc.strerror or exc}") from None
+    with games:
+        if games.readline(64).startswith(b"round,candidate,"):
             raise ArenaError(f"{path} is a tuning run (arena tune): read its candidates.csv and tune.json")
     spec = _read_object(path / "spec.json")
     rulesets = spec.get("rulesets", [])

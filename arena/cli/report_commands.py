@@ -13,6 +13,7 @@ import click
 
 from arena.cli.output import echo_json, fail, say
 from arena.cli.table import aligned_table, interval_cells
+from arena.safe_files import FileRefused, read_text
 from arena.tournament.run_info import partial_text, proportion_text, schedule_unit
 from arena.tournament.schedule import ScheduleShape
 from arena.tournament.spec import SCHEDULE_ORDER
@@ -33,7 +34,7 @@ def read_run(folder: Path) -> tuple[RunStats, dict]:
     games = folder / "games.csv"
     if not folder.is_dir():
         fail(f"{folder}: no such run folder")
-    if not games.is_file():
+    if not games.exists():  # a FIFO or device there is refused, in one line, when it is read
         fail(f"{folder} is not a tournament folder (no games.csv)")
     spec, info = read_json(folder / "spec.json"), read_json(folder / "run.json")
     rulesets = spec.get("rulesets", [])
@@ -60,9 +61,11 @@ def read_run(folder: Path) -> tuple[RunStats, dict]:
 def read_json(path: Path) -> dict:
     """A JSON object from the run folder; {} if the file is missing; one line if it is damaged."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text(path))
     except FileNotFoundError:
         return {}
+    except FileRefused as exc:  # a FIFO, device or socket; a file far too large
+        fail(f"{path} can't be read: {exc.strerror}")
     except (OSError, ValueError) as exc:
         fail(f"{path} can't be read: {' '.join(str(exc).split())}")
     if not isinstance(data, dict):
@@ -326,7 +329,7 @@ def read_compare_run(folder: Path, codes: Codes) -> tuple[pd.DataFrame, dict]:
     games = folder / "games.csv"
     if not folder.is_dir():
         fail(f"{folder}: no such run folder")
-    if not games.is_file():
+    if not games.exists():  # a FIFO or device there is refused, in one line, when it is read
         fail(f"{folder} is not a tournament folder (no games.csv)")
     spec = read_json(folder / "spec.json")
     for key, field in (("rulesets", "name"), ("players", "label")):

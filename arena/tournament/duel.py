@@ -27,6 +27,7 @@ from arena.analysis.pairs import PairTally
 from arena.analysis.sprt import Sprt, SprtError
 from arena.engine import Ruleset
 from arena.players import PlayerSpec
+from arena.safe_files import open_read
 from arena.sandbox import SeatLimits
 from arena.tournament.batch import BatchResult
 from arena.tournament.run_folder import GAMES, RunFolder, RunFolderError
@@ -136,7 +137,11 @@ def replay_games(path: Path, labels: tuple[str, str], state: DuelTally, pairs: i
     Raises :class:`RunFolderError` (one line) if the file is not such a duel's games."""
     shares: list[tuple[float, float]] = []
     faults = 0
-    with open(path, encoding="utf-8", newline="") as file:
+    try:
+        file = open_read(path, "r", encoding="utf-8", newline="")
+    except OSError as exc:
+        raise RunFolderError(f"cannot read {path}: {exc.strerror or exc}") from None
+    with file:
         rows = csv.DictReader(file)
         try:
             for game in range(2 * pairs):

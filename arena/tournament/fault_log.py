@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import arena
 from arena.players.text import for_terminal, visible
-from arena.safe_files import write_text
+from arena.safe_files import open_read, write_text
 
 if TYPE_CHECKING:
     from arena.tournament.schedule import Schedule
@@ -219,7 +219,7 @@ def write_errors_log(
 def fault_counts(errors_csv: Path) -> dict[str, Counter[str]]:
     """Faults per player and status, streamed from errors.csv (every fault of the run)."""
     counts: dict[str, Counter[str]] = {}
-    with open(errors_csv, encoding="utf-8", newline="") as file:
+    with open_read(errors_csv, "r", encoding="utf-8", newline="") as file:
         reader = csv.reader(file)
         header = next(reader, [])
         try:

@@ -6,11 +6,11 @@ a second one is refused in one line before it writes anything (two ``--resume`` 
 at once used to both append).  The kernel drops the lock when the process ends, however it
 ends, so a killed run can be resumed at once: there is no stale lock to clear by hand.
 
-The lock file is opened without following links (:mod:`arena.safe_files`) and close-on-exec,
-so the programs a run starts (``cmd:`` bots) never hold it.  Forked chunk processes share it
-with their parent, which is what it is for: they write the folder's seat logs.  The file stays
-empty (the refusal finds the holder's process id in /proc/locks), so a folder's bytes never
-depend on which process wrote it.
+The lock file is opened without following links, only if it is a regular file
+(:mod:`arena.safe_files`), and close-on-exec, so the programs a run starts (``cmd:`` bots)
+never hold it.  Forked chunk processes share it with their parent, which is what it is for:
+they write the folder's seat logs.  The file stays empty (the refusal finds the holder's
+process id in /proc/locks), so a folder's bytes never depend on which process wrote it.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import fcntl
 import os
 from pathlib import Path
 
-from arena.safe_files import LinkRefused, open_fd, refuse_links
+from arena.safe_files import FileRefused, open_fd, refuse_unsafe
 
 #: The lock file in a run folder (hidden: it is not one of the run's results).
 LOCK = ".arena.lock"
@@ -39,13 +39,13 @@ class FolderBusy(FolderRefused):
 
 
 def claim(folder: Path) -> None:
-    """Get ready to write ``folder``: refuse it if it is a link or holds one (a folder from
-    someone else with a planted link), then :func:`hold` its lock.  Raises
+    """Get ready to write ``folder``: refuse it if it is a link or holds a link, FIFO, device
+    or socket (a folder from someone else with a planted one), then :func:`hold` its lock.  Raises
     :class:`FolderRefused` with one line, before anything in the folder is changed."""
     try:
-        refuse_links(folder)
+        refuse_unsafe(folder)
         hold(folder)
-    except LinkRefused as exc:
+    except FileRefused as exc:
         raise FolderRefused(f"{exc.filename}: {exc.strerror}; the folder is refused") from None
     except FolderBusy:
         raise

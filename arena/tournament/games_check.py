@@ -8,7 +8,8 @@ rows past the end of the run).  Replaying gives the same bytes as a run that was
 interrupted.  A folder written before the journal existed is checked row by row instead
 (game and seat in order, each with its ruleset, deal, seed and player from the schedule,
 thirteen fields, a known status) and gets a
-journal.  Both stream the file, so memory stays flat whatever its size.
+journal.  Both stream the file, so memory stays flat whatever its size; both files are opened
+as :mod:`arena.safe_files` opens them (no link, nothing but a regular file).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from arena.safe_files import open_file, write_bytes
+from arena.safe_files import open_file, open_read, write_bytes
 from arena.tournament.rows import COLUMNS, HEADER, csv_field
 from arena.tournament.schedule import Schedule
 
@@ -46,7 +47,7 @@ def check_and_cut(path: Path, schedule: Schedule, rows_per_game: int) -> Verifie
 def read_journal(path: Path) -> Iterator[dict[str, Any]]:
     """The batch entries of a run folder's games.idx, in order, up to the first unreadable line."""
     try:
-        index = open(path / INDEX, "rb")  # noqa: SIM115 - closed below
+        index = open_read(path / INDEX)  # a FIFO or device is refused: it could block
     except FileNotFoundError:
         return
     with index:
@@ -148,7 +149,7 @@ class _Verifier:
         line_number = 1  # the header is line 1
         games.seek(found.end)
         note = None
-        with open(self.index_path, "rb") as index:
+        with open_read(self.index_path) as index:
             for number, raw in enumerate(index, 1):
                 entry = journal_entry(raw)
                 if (

@@ -2,8 +2,9 @@
 
 - ``spec.json``: the settings; ``--resume`` checks every field.
 - ``.arena.lock``: held by the one process that writes the folder
-  (:mod:`arena.tournament.folder_lock`); every file is written without following a link
-  (:mod:`arena.safe_files`), and a folder that is or holds a link is refused.
+  (:mod:`arena.tournament.folder_lock`); every file is opened without following a link and
+  only if it is a regular file (:mod:`arena.safe_files`), and a folder that is or holds a link,
+  FIFO, device or socket is refused.
 - ``games.csv``: one row per player per game, in game order, appended and fsynced batch by batch.
 - ``games.idx``: the journal, one JSON line per written batch, appended right after the batch:
   its games (``start``, ``stop``), where it ends in games.csv (``end``, in bytes), a BLAKE2b
@@ -34,7 +35,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from arena.safe_files import LinkRefused, open_file, refuse_links, write_bytes
+from arena.safe_files import FileRefused, open_file, read_text, refuse_unsafe, write_bytes
 from arena.tournament.fault_budget import FaultBudget
 from arena.tournament.folder_lock import LOCK, FolderRefused, claim, hold, release
 from arena.tournament.games_check import GAMES, INDEX, GamesCheckError, check_and_cut
@@ -168,7 +169,8 @@ class RunFolder:
         except GamesCheckError as exc:
             raise RunFolderError(str(exc)) from None
         except OSError as exc:
-            raise RunFolderError(f"cannot repair {path / GAMES}: {exc.strerror or exc}") from None
+            where = exc.filename or path / GAMES
+            raise RunFolderError(f"cannot repair {where}: {exc.strerror or exc}") from None
         return cls(path, found.games, rows_per_game, found.end, found.known, found.note)
 
     def append(self, rows: str, faults: Sequence[FaultDetail] = ()) -> None:
@@ -240,11 +242,13 @@ def load_saved_spec(path: Path) -> dict[str, Any]:
             )
         raise RunFolderError(f"{path}: no such run folder")
     try:
-        refuse_links(path)
-    except LinkRefused as exc:
+        refuse_unsafe(path)
+    except FileRefused as exc:
         raise RunFolderError(f"{exc.filename}: {exc.strerror}; the folder is refused") from None
     try:
-        data = json.loads((path / SPEC).read_text(encoding="utf-8"))
+        data = json.loads(read_text(path / SPEC))
+    except FileRefused as exc:  # a FIFO put there since the check above, a spec.json too large
+        raise RunFolderError(f"{exc.filename}: {exc.strerror}; the folder is refused") from None
     except FileNotFoundError:
         raise RunFolderError(f"{path} is not a tournament folder (no {SPEC})") from None
     except (OSError, ValueError) as exc:

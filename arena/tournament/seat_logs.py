@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+from arena.safe_files import make_folder, open_file, open_read
 from arena.sandbox.seats import log_name
 
 #: Written once where a player's log reaches its cap (the words of a local run's logs).
@@ -31,7 +32,7 @@ def take_logs(folder: Path | None, labels: tuple[str, ...], cap: int) -> ChunkLo
     for index, label in enumerate(labels):
         path = folder / log_name(label)
         try:
-            with open(path, "rb") as log:
+            with open_read(path) as log:
                 data = log.read(cap + len(LEFT_OUT))
             path.unlink()
         except OSError:
@@ -44,15 +45,16 @@ def take_logs(folder: Path | None, labels: tuple[str, ...], cap: int) -> ChunkLo
 def append_logs(folder: Path | None, labels: tuple[str, ...], logs: ChunkLogs, cap: int) -> None:
     """Append one chunk's ``logs`` to each player's log in ``folder``, none past ``cap`` bytes
     (the rest is left out, and :data:`LEFT_OUT` says so once).  Labels come from the spec, so a
-    log's name is never one a worker chose."""
+    log's name is never one a worker chose; logs are written as every file of a run folder is
+    (:mod:`arena.safe_files`: never through a link, never into anything but a regular file)."""
     if folder is None or not logs:
         return
-    folder.mkdir(exist_ok=True)
+    make_folder(folder)
     for index, data in logs:
         if not 0 <= index < len(labels):
             continue
         path = folder / log_name(labels[index])
-        with contextlib.suppress(OSError), open(path, "ab") as log:
+        with contextlib.suppress(OSError), open_file(path, "ab") as log:
             room = cap - log.tell()
             if room <= 0:
                 continue

@@ -42,7 +42,7 @@ from tqdm import tqdm
 from arena.engine import Ruleset, derive_seed
 from arena.players import PlayerSpec
 from arena.players.loading import StrategyError
-from arena.safe_files import open_file, write_text
+from arena.safe_files import FileRefused, open_file, open_read, read_text, write_text
 from arena.sandbox import SeatPlace
 from arena.tournament.folder_lock import FolderRefused, claim
 from arena.tournament.rows import COLUMNS, csv_field
@@ -334,10 +334,12 @@ def _read_blocks(path: Path) -> list[Block]:
     blocks: list[Block] = []
     index = {name: i for i, name in enumerate(GAME_COLUMNS)}
     try:
-        with open(path, encoding="utf-8", newline="") as file:
+        with open_read(path, "r", encoding="utf-8", newline="") as file:
             text = file.read()
     except FileNotFoundError:
         raise TuneError(f"{path} is missing: nothing to resume") from None
+    except OSError as exc:  # a FIFO, device or socket in its place
+        raise TuneError(f"{path} can't be read ({exc.strerror or exc})") from None
     lines = text.splitlines(keepends=True)
     if not lines or lines[0].rstrip("\r\n") != ",".join(GAME_COLUMNS):
         raise TuneError(f"{path} is not the games of a tuning run")
@@ -562,7 +564,7 @@ def check_entries(path: Path, settings: TuneSettings) -> None:
     file, a ``cmd:`` program or a file its arguments name): their games would not be the
     ones the run began with.  A run.json of an arena before fingerprints has none to check."""
     try:
-        saved = json.loads((path / RUN).read_text(encoding="utf-8")).get(ENTRIES)
+        saved = json.loads(read_text(path / RUN)).get(ENTRIES)
     except (OSError, ValueError, AttributeError):
         saved = None
     if not isinstance(saved, dict):
@@ -588,9 +590,11 @@ def lock_folder(path: Path) -> None:
 def read_settings(path: Path) -> TuneSettings:
     """The settings of the run in ``path`` (for ``--resume``)."""
     try:
-        data = json.loads((path / RUN).read_text(encoding="utf-8"))
+        data = json.loads(read_text(path / RUN))
     except FileNotFoundError:
         raise TuneError(f"{path} is not a tuning run (no {RUN})") from None
+    except FileRefused as exc:  # a FIFO, device or socket; a file far too large
+        raise TuneError(f"{path / RUN} can't be read: {exc.strerror}") from None
     except (OSError, ValueError) as exc:
         raise TuneError(f"{path / RUN} can't be read ({' '.join(str(exc).split())})") from None
     return TuneSettings.from_dict(data)
