@@ -350,12 +350,12 @@ from arena.players.builtin.greedy import GreedyPlayer
 
 class Counter(GreedyPlayer):
     name = "counter"
-    games = 0  # class state: per chunk
+    games = 0  # class state: per process
 
     def start_game(self, info):
         Counter.games += 1
-        if Counter.games > 3:
-            raise RuntimeError(f"game {Counter.games} of this chunk")
+        if Counter.games > 1:
+            raise RuntimeError(f"game {Counter.games} of this process")
 """
 
 
@@ -380,7 +380,10 @@ def test_class_state_lives_for_one_chunk_on_dask_as_locally(cluster, tmp_path: P
     assert csv_bytes(remote) == csv_bytes(local)
     rows = csv_bytes(remote).decode().splitlines()[1:]
     faulted = sorted({int(r.split(",")[1]) for r in rows if ",error," in r})
-    assert faulted == [3, 4, 8, 9, 13, 14, 18, 19]  # the fourth and fifth game of each chunk
+    if isolate:  # a seat process serves one seat order of a chunk: all but its first game fault
+        assert faulted == [2, 3, 4, 7, 8, 9, 12, 13, 14, 17, 18, 19]
+    else:  # a chunk process serves its chunk: all but the chunk's first game fault
+        assert faulted == [g for g in range(20) if g % 5]
 
 
 HANGS = """
