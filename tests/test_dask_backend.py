@@ -386,6 +386,21 @@ def test_class_state_lives_for_one_chunk_on_dask_as_locally(cluster, tmp_path: P
         assert faulted == [g for g in range(20) if g % 5]
 
 
+@pytest.mark.slow
+def test_no_seat_process_plays_a_deal_twice_on_dask(cluster, tmp_path: Path) -> None:
+    # tests/cheats/deal_memory.py faults whenever it meets a deal again (see tests/test_sandbox.py).
+    local_cluster, _ = cluster
+    cheat = str(REPO / "tests" / "cheats" / "deal_memory.py")
+    options = {"games": 20, "chunk_games": 10}
+    honest = played(tmp_path / "honest", ["greedy", "greedy"], isolate=False, dask=None, **options)
+    control = played(tmp_path / "control", [cheat, "greedy"], isolate=False, dask=None, **options)
+    assert csv_bytes(control).count(b"seen this deal before") == 10  # every game of order 1
+    remote = played(
+        tmp_path / "dask", [cheat, "greedy"], isolate=True, dask=local_cluster.scheduler_address, **options
+    )
+    assert csv_bytes(remote) == csv_bytes(honest)
+
+
 HANGS = """
 import signal
 import time

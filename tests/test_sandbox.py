@@ -32,6 +32,7 @@ from arena.sandbox.cgroups import seat_groups
 from arena.sandbox.process import NoReply, SeatProcess
 from arena.tournament import TournamentSpec, run_tournament
 from arena.tournament.run_folder import RunFolder
+from tests.cheats import deal_memory
 
 CHEATS = Path(__file__).parent / "cheats"
 ARENA = [sys.executable, "-m", "arena.cli"]
@@ -48,8 +49,9 @@ def run(
     timeout: float = 10.0,
     workers: int = 1,
     chunk_games: int = 1000,
+    format: str = "round-robin",
 ) -> Path:
-    """Play a round-robin and return its folder."""
+    """Play a tournament (a round-robin by default) and return its folder."""
     limits = limits or SeatLimits()
     specs = [load_player(p, isolate=isolate, limits=limits, move_timeout=timeout) for p in players]
     spec = TournamentSpec(
@@ -59,6 +61,7 @@ def run(
         seed=11,
         move_timeout=timeout,
         chunk_games=chunk_games,
+        format=format,
         seat_limits=limits if any(s.isolated for s in specs) else None,
     )
     run_folder = RunFolder.create(folder, spec)
@@ -155,6 +158,69 @@ def test_a_seat_finds_no_way_out(in_results: Path) -> None:
     assert games_bytes(isolated) == honest
     exposed = faults(run(in_results / "exposed", [probe, "threshold"], isolate=False, games=4))
     assert len(exposed) == 4 and exposed.reason.str.contains("read|signal|listed|wrote").all()
+
+
+# ------------------------------------------------------------------------------ duplicate deals
+DEAL_MEMORY = str(CHEATS / "deal_memory.py")
+
+
+def deals_seen_twice(folder: Path) -> list[int]:
+    """The games in which the deal-memory cheat recognised a deal it had played before."""
+    rows = faults(folder)
+    seen = [deal_memory.SEEN in reason for reason in rows.reason]
+    return rows.game[seen].tolist()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("format", "opponents", "workers", "chunk_games"),
+    [("round-robin", 1, 1, 1000), ("round-robin", 1, 2, 10), ("free-for-all", 2, 1, 1000)],
+    ids=["two-seats", "two-workers", "three-seats"],
+)
+def test_no_seat_process_plays_a_deal_twice(
+    tmp_path: Path, format: str, opponents: int, workers: int, chunk_games: int
+) -> None:
+    """Each deal is played in every seat order on the same dice; a seat process that played two
+    of them would know dice before it rolls them.  The cheat (tests/cheats/deal_memory.py)
+    faults whenever it meets a deal again; isolated, it never does, and plays greedy's games."""
+    greedy = ["greedy"] * opponents
+    orders = opponents + 1
+    games = 10 * orders
+
+    def played(name: str, first: str, isolate: bool) -> Path:
+        return run(
+            tmp_path / name,
+            [first, *greedy],
+            isolate=isolate,
+            games=games,
+            format=format,
+            workers=workers,
+            chunk_games=chunk_games,
+        )
+
+    honest = games_bytes(played("honest", "greedy", False))
+    # The control: in arena's own processes its memory lives for the chunk, and it meets every
+    # deal again in each of the deal's later seat orders.
+    later_orders = [game for game in range(games) if game % orders]
+    assert deals_seen_twice(played("in-process", DEAL_MEMORY, False)) == later_orders
+    isolated = played("isolated", DEAL_MEMORY, True)
+    assert deals_seen_twice(isolated) == []
+    assert games_bytes(isolated) == honest
+
+
+@pytest.mark.slow
+def test_no_seat_process_plays_a_deal_twice_in_a_duel(tmp_path: Path) -> None:
+    def duel(name: str, *isolate: str) -> Path:
+        out = tmp_path / name
+        args = ["duel", DEAL_MEMORY, "greedy", *isolate, "--games", "20", "--seed", "11", "--out", str(out)]
+        result = subprocess.run(
+            [*ARENA, *args, "--compiled", "off"], capture_output=True, text=True, timeout=120
+        )
+        assert result.returncode == 0, result.stderr
+        return out
+
+    assert deals_seen_twice(duel("in-process")) == list(range(1, 20, 2))  # the control
+    assert deals_seen_twice(duel("isolated", "--isolate")) == []
 
 
 # ----------------------------------------------------------------------- honest bots: same bytes
