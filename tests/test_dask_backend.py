@@ -350,12 +350,12 @@ from arena.players.builtin.greedy import GreedyPlayer
 
 class Counter(GreedyPlayer):
     name = "counter"
-    games = 0  # class state: per chunk
+    games = 0  # class state: per process
 
     def start_game(self, info):
         Counter.games += 1
-        if Counter.games > 3:
-            raise RuntimeError(f"game {Counter.games} of this chunk")
+        if Counter.games > 1:
+            raise RuntimeError(f"game {Counter.games} of this process")
 """
 
 
@@ -380,7 +380,25 @@ def test_class_state_lives_for_one_chunk_on_dask_as_locally(cluster, tmp_path: P
     assert csv_bytes(remote) == csv_bytes(local)
     rows = csv_bytes(remote).decode().splitlines()[1:]
     faulted = sorted({int(r.split(",")[1]) for r in rows if ",error," in r})
-    assert faulted == [3, 4, 8, 9, 13, 14, 18, 19]  # the fourth and fifth game of each chunk
+    if isolate:  # a seat process serves one seat order of a chunk: all but its first game fault
+        assert faulted == [2, 3, 4, 7, 8, 9, 12, 13, 14, 17, 18, 19]
+    else:  # a chunk process serves its chunk: all but the chunk's first game fault
+        assert faulted == [g for g in range(20) if g % 5]
+
+
+@pytest.mark.slow
+def test_no_seat_process_plays_a_deal_twice_on_dask(cluster, tmp_path: Path) -> None:
+    # tests/cheats/deal_memory.py faults whenever it meets a deal again (see tests/test_sandbox.py).
+    local_cluster, _ = cluster
+    cheat = str(REPO / "tests" / "cheats" / "deal_memory.py")
+    options = {"games": 20, "chunk_games": 10}
+    honest = played(tmp_path / "honest", ["greedy", "greedy"], isolate=False, dask=None, **options)
+    control = played(tmp_path / "control", [cheat, "greedy"], isolate=False, dask=None, **options)
+    assert csv_bytes(control).count(b"seen this deal before") == 10  # every game of order 1
+    remote = played(
+        tmp_path / "dask", [cheat, "greedy"], isolate=True, dask=local_cluster.scheduler_address, **options
+    )
+    assert csv_bytes(remote) == csv_bytes(honest)
 
 
 HANGS = """

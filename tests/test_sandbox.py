@@ -32,6 +32,7 @@ from arena.sandbox.cgroups import seat_groups
 from arena.sandbox.process import NoReply, SeatProcess
 from arena.tournament import TournamentSpec, run_tournament
 from arena.tournament.run_folder import RunFolder
+from tests.cheats import deal_memory
 
 CHEATS = Path(__file__).parent / "cheats"
 ARENA = [sys.executable, "-m", "arena.cli"]
@@ -48,8 +49,9 @@ def run(
     timeout: float = 10.0,
     workers: int = 1,
     chunk_games: int = 1000,
+    format: str = "round-robin",
 ) -> Path:
-    """Play a round-robin and return its folder."""
+    """Play a tournament (a round-robin by default) and return its folder."""
     limits = limits or SeatLimits()
     specs = [load_player(p, isolate=isolate, limits=limits, move_timeout=timeout) for p in players]
     spec = TournamentSpec(
@@ -59,6 +61,7 @@ def run(
         seed=11,
         move_timeout=timeout,
         chunk_games=chunk_games,
+        format=format,
         seat_limits=limits if any(s.isolated for s in specs) else None,
     )
     run_folder = RunFolder.create(folder, spec)
@@ -157,6 +160,69 @@ def test_a_seat_finds_no_way_out(in_results: Path) -> None:
     assert len(exposed) == 4 and exposed.reason.str.contains("read|signal|listed|wrote").all()
 
 
+# ------------------------------------------------------------------------------ duplicate deals
+DEAL_MEMORY = str(CHEATS / "deal_memory.py")
+
+
+def deals_seen_twice(folder: Path) -> list[int]:
+    """The games in which the deal-memory cheat recognised a deal it had played before."""
+    rows = faults(folder)
+    seen = [deal_memory.SEEN in reason for reason in rows.reason]
+    return rows.game[seen].tolist()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("format", "opponents", "workers", "chunk_games"),
+    [("round-robin", 1, 1, 1000), ("round-robin", 1, 2, 10), ("free-for-all", 2, 1, 1000)],
+    ids=["two-seats", "two-workers", "three-seats"],
+)
+def test_no_seat_process_plays_a_deal_twice(
+    tmp_path: Path, format: str, opponents: int, workers: int, chunk_games: int
+) -> None:
+    """Each deal is played in every seat order on the same dice; a seat process that played two
+    of them would know dice before it rolls them.  The cheat (tests/cheats/deal_memory.py)
+    faults whenever it meets a deal again; isolated, it never does, and plays greedy's games."""
+    greedy = ["greedy"] * opponents
+    orders = opponents + 1
+    games = 10 * orders
+
+    def played(name: str, first: str, isolate: bool) -> Path:
+        return run(
+            tmp_path / name,
+            [first, *greedy],
+            isolate=isolate,
+            games=games,
+            format=format,
+            workers=workers,
+            chunk_games=chunk_games,
+        )
+
+    honest = games_bytes(played("honest", "greedy", False))
+    # The control: in arena's own processes its memory lives for the chunk, and it meets every
+    # deal again in each of the deal's later seat orders.
+    later_orders = [game for game in range(games) if game % orders]
+    assert deals_seen_twice(played("in-process", DEAL_MEMORY, False)) == later_orders
+    isolated = played("isolated", DEAL_MEMORY, True)
+    assert deals_seen_twice(isolated) == []
+    assert games_bytes(isolated) == honest
+
+
+@pytest.mark.slow
+def test_no_seat_process_plays_a_deal_twice_in_a_duel(tmp_path: Path) -> None:
+    def duel(name: str, *isolate: str) -> Path:
+        out = tmp_path / name
+        args = ["duel", DEAL_MEMORY, "greedy", *isolate, "--games", "20", "--seed", "11", "--out", str(out)]
+        result = subprocess.run(
+            [*ARENA, *args, "--compiled", "off"], capture_output=True, text=True, timeout=120
+        )
+        assert result.returncode == 0, result.stderr
+        return out
+
+    assert deals_seen_twice(duel("in-process")) == list(range(1, 20, 2))  # the control
+    assert deals_seen_twice(duel("isolated", "--isolate")) == []
+
+
 # ----------------------------------------------------------------------- honest bots: same bytes
 HONEST = ["random", "threshold:bank_at=400", "strategies/catch_up.py"]
 
@@ -183,7 +249,9 @@ def test_isolate_gives_the_same_games_as_arenas_own_processes(tmp_path: Path, wo
 
 
 @pytest.mark.slow
-def test_class_state_lives_for_a_chunk_in_a_seat_as_in_a_chunk_process(tmp_path: Path) -> None:
+def test_class_state_lives_for_one_seat_order_of_a_chunk_in_a_seat(tmp_path: Path) -> None:
+    # In a chunk process class state lives for the chunk; a seat process serves one seat order
+    # of it (the orders of a deal share the dice), so an isolated counter counts every other game.
     bot = tmp_path / "counter.py"
     bot.write_text(
         textwrap.dedent(
@@ -193,21 +261,24 @@ def test_class_state_lives_for_a_chunk_in_a_seat_as_in_a_chunk_process(tmp_path:
 
             class Counter(GreedyPlayer):
                 name = "counter"
-                games = 0  # class state: per chunk
+                games = 0  # class state: per process
 
                 def start_game(self, info):
                     Counter.games += 1
-                    if Counter.games > 3:
-                        raise RuntimeError(f"game {Counter.games} of this chunk")
+                    if Counter.games > 1:
+                        raise RuntimeError(f"game {Counter.games} of this process")
             """
         )
     )
-    errors = [
+    in_process, isolated = (
         faults(run(tmp_path / str(isolate), [str(bot), "greedy"], isolate=isolate, games=10, chunk_games=5))
         for isolate in (False, True)
-    ]
-    assert errors[0].game.tolist() == errors[1].game.tolist() == [3, 4, 8, 9]
-    assert errors[0].reason.tolist() == errors[1].reason.tolist()
+    )
+    assert in_process.game.tolist() == [1, 2, 3, 4, 6, 7, 8, 9]  # all but a chunk's first game
+    # Chunk 0 is games 0 to 4: order 0 plays 0, 2, 4 and order 1 plays 1, 3; chunk 1 the same
+    # from game 5, which is of order 1.  Every process's first game is played.
+    assert isolated.game.tolist() == [2, 3, 4, 7, 8, 9]
+    assert set(isolated.reason) == {f"start_game: RuntimeError: game {n} of this process" for n in (2, 3)}
 
 
 # ------------------------------------------------------------------------ limits and deadlines

@@ -56,7 +56,8 @@ def seat_options(command: Callable[..., Any]) -> Callable[..., Any]:
             default=_DEFAULTS.cpu_seconds,
             show_default=True,
             metavar="SECONDS",
-            help="Isolated seats: CPU seconds per seat process, which lives for one chunk of games.",
+            help="Isolated seats: CPU seconds per seat process, which serves one seat order of a "
+            "chunk of games.",
         ),
         click.option(
             "--seat-processes",

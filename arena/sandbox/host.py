@@ -5,9 +5,10 @@ It is started by :class:`~arena.sandbox.process.SeatProcess` with the player spe
 argument, inside the walls of :mod:`arena.sandbox.confine`.  The strategy file or module is
 imported here and nowhere else.  Every call into the strategy goes through the same
 :class:`~arena.players.match.Guard` as in-process play, with this process's own watchdog at the
-move timeout, so a strategy gets the same faults and reasons, and the same class state across
-the games of a chunk, as when it runs inside arena; a strategy that outlasts the watchdog is
-killed by the parent after its grace.
+move timeout, so a strategy gets the same faults and reasons as when it runs inside arena; a
+strategy that outlasts the watchdog is killed by the parent after its grace.  Its class state
+lives for the games this process serves: one seat order of a chunk
+(:class:`~arena.sandbox.seats.SeatPool`).
 """
 
 from __future__ import annotations

@@ -25,7 +25,8 @@ class SeatLimits:
     #: make one), and the address space of each of its processes (RLIMIT_AS: allocating past it
     #: fails, MemoryError in Python).
     memory_mb: int = 2048
-    #: CPU seconds over the seat process's life, one chunk of games (RLIMIT_CPU).
+    #: CPU seconds over the seat process's life: the games of one seat order of a chunk
+    #: (RLIMIT_CPU).
     cpu_seconds: int = 3600
     #: Processes and threads the seat may have at once, itself included (a pids cgroup, or
     #: RLIMIT_NPROC in a user namespace).

@@ -1,9 +1,13 @@
 """Isolated players: loading them, and the :class:`RemoteSeat` that stands in for one in a game.
 
 A :class:`SeatPool` belongs to one process that plays games (a chunk process, or the main
-process for ``arena play``).  It keeps one seat process per isolated player, started before the
-player's first game, kept for the games that follow (so class state lives as long as it would
-in a chunk process), replaced after it died or had to be killed, and closed with the pool.
+process for ``arena play``).  It keeps one seat process per isolated player and *seat order*,
+started before the first game it serves, kept for the games that follow (so class state lives
+for the games of one seat order of a chunk), replaced after it died or had to be killed, and
+closed with the pool.  The seat orders of a deal are played on the same dice per seat, so a
+process that served two of them would have seen, as an opponent's or its own, dice it is about
+to roll; one that serves one order plays each deal once, and knows nothing of a deal's dice
+before it rolls them.
 
 A :class:`RemoteSeat` is a Player whose ``start_game``, ``decide`` and ``end_game`` send one
 message each to the seat process and turn its reply into what the engine expects: an Action,
@@ -19,7 +23,7 @@ import re
 import shlex
 import shutil
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -167,8 +171,14 @@ class VisibleStream:
         return self.stream.fileno()
 
 
+#: A seat process's key in a :class:`SeatPool`: (player index, seat order).
+SeatKey = tuple[int, int]
+
+
 class SeatPool:
-    """The seat processes of one playing process, one per isolated player (by index)."""
+    """The seat processes of one playing process: one per isolated player (by index) and seat
+    order (the caller's: a tournament passes the seat order of the game's deal, so that no
+    process plays two games of one deal)."""
 
     def __init__(
         self,
@@ -184,43 +194,54 @@ class SeatPool:
         self.move_timeout = move_timeout
         self.random_seed = random_seed
         self.place = place
-        self._live: dict[int, tuple[SeatProcess, str, bool]] = {}
-        self._starting: dict[int, SeatProcess] = {}
-        self._failed: dict[int, ReportedFailure] = {}
-        self._logs: dict[int, BinaryIO] = {}
+        self._live: dict[SeatKey, tuple[SeatProcess, str, bool]] = {}
+        self._starting: dict[SeatKey, SeatProcess] = {}
+        self._failed: dict[int, ReportedFailure] = {}  # by player: one failed start is enough
+        self._logs: dict[int, BinaryIO] = {}  # by player: its processes share one log
 
-    def start_early(self, indices: Sequence[int]) -> None:
-        """Start the seat processes of these players now, all at once, so they load side by side;
-        each is greeted (and a failure to start reported) at its player's first game."""
-        for index in indices:
-            if index not in self._live and index not in self._starting:
-                self._starting[index] = self._process(index)
+    def start_early(self, keys: Iterable[SeatKey]) -> None:
+        """Start the seat processes of these (player, seat order) keys now, all at once, so they
+        load side by side; each is greeted (and a failure to start reported) at its first game."""
+        for key in keys:
+            if key not in self._live and key not in self._starting:
+                self._starting[key] = self._process(key[0])
 
-    def seat(self, index: int) -> RemoteSeat:
-        """The player ``index``'s seat for its next game: its live process, or a new one if it
-        has none or its last one ended.  Raises ReportedFailure if a new one can't start; a
-        player whose seat failed to start is not started again by this pool (its failure is
-        raised again at once), so a bot that hangs while loading costs one start-up deadline
-        per chunk, not one per game."""
+    def seat(self, index: int, order: int = 0) -> RemoteSeat:
+        """The player ``index``'s seat for its next game, of seat order ``order`` of its deal:
+        the live process of that order, or a new one if it has none or its last one ended.
+        Raises ReportedFailure if a new one can't start.  A player one of whose seats failed to
+        start is not started again by this pool, for any order (its failure is raised again at
+        once), so a bot that hangs while loading costs one start-up deadline per chunk, not one
+        per game or per order."""
         failed = self._failed.get(index)
         if failed is not None:
             raise ReportedFailure(failed.status, failed.reason, failed.traceback_text)
-        live = self._live.get(index)
+        key = (index, order)
+        live = self._live.get(key)
         if live is None or not live[0].alive:
             if live is not None:
                 live[0].close()
-            self._live.pop(index, None)
+            self._live.pop(key, None)
             try:
-                live = self._greet(self._starting.pop(index, None) or self._process(index))
+                live = self._greet(self._starting.pop(key, None) or self._process(index))
             except ReportedFailure as failure:
-                self._failed[index] = failure
+                self._fail(index, failure)
                 raise
             except StrategyError as exc:  # the program went away between the load and this chunk
-                self._failed[index] = ReportedFailure("error", shorten(str(exc)))
+                self._fail(index, ReportedFailure("error", shorten(str(exc))))
                 raise self._failed[index] from None
-            self._live[index] = live
+            self._live[key] = live
         process, name, keeps = live
         return RemoteSeat(process, name, self.move_timeout, self.limits.grace, keeps)
+
+    def _fail(self, index: int, failure: ReportedFailure) -> None:
+        """Remember that player ``index`` can't start, and stop its other orders' processes
+        still starting: none of them will be greeted in this pool."""
+        self._failed[index] = failure
+        for key in [k for k in self._starting if k[0] == index]:
+            process = self._starting.pop(key)
+            process.kill()
+            process.close()
 
     def _log(self, index: int) -> BinaryIO | None:
         if self.place.to_stderr:

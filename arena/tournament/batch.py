@@ -11,7 +11,10 @@ What a strategy may keep, and for how long: instance attributes live for one gam
 makes new objects).  Class attributes and module globals live as long as the process that
 plays the game; under the local backend that is one *chunk* of ``spec.chunk_games``
 consecutive games, each played in a fresh process (see :mod:`arena.tournament.supervisor`),
-so such state is reset between chunks and never carried from one chunk into another.
+so such state is reset between chunks and never carried from one chunk into another.  An
+isolated player's seat process serves the games of one seat order of its chunk
+(:class:`~arena.sandbox.SeatPool`): the seat orders of a deal share its dice, so a process that
+played two of them would know, in the second, dice it saw in the first.
 
 Shared objects.  The only object a view exposes that Python lets a strategy change is the
 ruleset (``object.__setattr__`` works on a frozen dataclass); the view's tuples and ``Keep``
@@ -172,7 +175,7 @@ class BatchPlayer:
                 random_seed=chunk_random_seed(spec.seed, first),
                 place=self.place,
             )
-            pool.start_early([index for index, isolated in enumerate(self._isolated) if isolated])
+            pool.start_early(self._seat_keys(first, stop))
         if pool is None:
             self._play_games(
                 first, emit_from, stop, send, every, frozenset(careful), on_changed_rules, guard, pool
@@ -269,7 +272,7 @@ class BatchPlayer:
                     # Starting a seat process is arena's time, not the strategy's: untimed
                     # here, under its own deadline (SeatLimits.start_seconds).
                     try:
-                        seated.append(pool.seat(player))
+                        seated.append(pool.seat(player, slot.order))
                     except ReportedFailure as failure:
                         raise PlayerFault(seat, failure.status, failure.reason) from None
                 else:
@@ -296,6 +299,22 @@ class BatchPlayer:
         statuses = {f.seat: (f.status, f.reason) for f in faults}
         text = game_rows(ruleset, game, slot.deal, slot.seed, names, result, statuses)
         return text, result.win_shares, details
+
+    def _seat_keys(self, first: int, stop: int) -> list[tuple[int, int]]:
+        """The (isolated player, seat order) pairs of games first..stop-1, in order of first use:
+        the seat processes a chunk needs.  Read off the schedule (a few µs a game), until every
+        pair there can be is found."""
+        schedule = self.schedule
+        wanted = sum(self._isolated) * schedule.orders
+        keys: dict[tuple[int, int], None] = {}
+        for game in range(first, stop):
+            slot = schedule.slot(game)
+            for player in slot.seats:
+                if self._isolated[player]:
+                    keys[player, slot.order] = None
+            if len(keys) == wanted:
+                break
+        return list(keys)
 
     def _compiled_rows(
         self, first: int, emit_from: int, stop: int

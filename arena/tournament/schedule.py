@@ -37,6 +37,7 @@ class GameSlot:
     game: int  # its number in the tournament
     ruleset: int  # index into spec.rulesets
     deal: int  # deals count from 0 within a table; each deal is played in every seat order
+    order: int  # which of the deal's seat orders (0 to orders - 1): its games share the dice
     seats: tuple[int, ...]  # player indices in seat order
     seed: int
 
@@ -143,7 +144,7 @@ class Schedule:
             seed = derive_seed(self.spec.seed, self._ruleset_keys[ruleset], 0, deal)
             table = draw_table(seed, len(self.spec.players), self.table_size)
         seats = table[order:] + table[:order]
-        return GameSlot(game, ruleset, deal, seats, seed)
+        return GameSlot(game, ruleset, deal, order, seats, seed)
 
 
 def draw_table(seed: int, n_players: int, seats: int) -> tuple[int, ...]:
