@@ -2,7 +2,8 @@
 
     python benchmarks/seat_speed.py [--games 300] [--cmd 'python3 strategies/external/greedy_bot.py']
 
-Two `greedy` players on `standard`, one worker, the same games three ways:
+Two `greedy` players on `standard`, one worker, the same games three ways, played as a
+tournament plays them: each deal in both seat orders, one after the other:
 
 1. in-process: both players in this process (the guarded game loop of a tournament);
 2. --isolate: both in seat processes of their own, running arena's Python host;
@@ -13,8 +14,10 @@ isolated cost minus the in-process cost.  The baselines, measured in the same ru
 floor of any design that talks over pipes: a 300-byte line to an echo process and back, with
 os.write, poll and os.read and nothing else; once back to back, and once per decision of the same
 in-process games (a seat's process sleeps while the other seat plays, and on a virtual machine
-waking it costs more the longer it slept).  Seat processes are started before the clock
-runs (a tournament starts them once per chunk of 1,000 games).
+waking it costs more the longer it slept).  As in a tournament, each player has a seat process
+per seat order (none plays two games of a deal), so each sleeps through every other game; the
+echo baseline has an echo process per player and seat order too.  Seat processes are started
+before the clock runs (a tournament starts them once per chunk of 1,000 games).
 """
 
 from __future__ import annotations
@@ -34,6 +37,16 @@ from arena.sandbox import SeatLimits, SeatPool, load_player
 from arena.sandbox import seats as seats_module
 
 LINE = b"x" * 299 + b"\n"
+#: Seat orders of a deal: two players, two orders.
+ORDERS = 2
+
+
+def games_of(games: int) -> list[tuple[int, int, tuple[int, int]]]:
+    """(seed, seat order, players in seat order) of each game: deal by deal, each deal in both
+    seat orders, as a tournament plays them."""
+    return [
+        (game // ORDERS, game % ORDERS, (0, 1) if game % ORDERS == 0 else (1, 0)) for game in range(games)
+    ]
 
 
 def machine() -> str:
@@ -99,7 +112,7 @@ def echoed_games(games: int) -> tuple[float, int]:
     """The in-process games, each decision also making one bare round trip to an echo process
     of its own player: the transport floor in the rhythm of real games, where a seat's process
     sleeps while the other seat plays (and waking a sleeping process costs more than the trip)."""
-    echoes = [Echo(), Echo()]
+    echoes = {(player, order): Echo() for player in range(2) for order in range(ORDERS)}
 
     class Echoed(GreedyPlayer):
         decisions = 0
@@ -113,10 +126,10 @@ def echoed_games(games: int) -> tuple[float, int]:
             return super().decide(view)
 
     began = time.perf_counter()
-    for game in range(games):
-        play_match(STANDARD, [Echoed(echoes[0]), Echoed(echoes[1])], game, move_timeout=10.0)
+    for seed, order, players in games_of(games):
+        play_match(STANDARD, [Echoed(echoes[p, order]) for p in players], seed, move_timeout=10.0)
     seconds = time.perf_counter() - began
-    for echo in echoes:
+    for echo in echoes.values():
         echo.close()
     return seconds, Echoed.decisions
 
@@ -132,8 +145,8 @@ class CountingGreedy(GreedyPlayer):
 def in_process(games: int) -> tuple[float, int]:
     CountingGreedy.decisions = 0
     began = time.perf_counter()
-    for game in range(games):
-        play_match(STANDARD, [CountingGreedy(), CountingGreedy()], game, move_timeout=10.0)
+    for seed, _, _ in games_of(games):
+        play_match(STANDARD, [CountingGreedy(), CountingGreedy()], seed, move_timeout=10.0)
     return time.perf_counter() - began, CountingGreedy.decisions
 
 
@@ -150,11 +163,12 @@ def seated(text: str, games: int) -> tuple[float, int]:
         return original(self, view)
 
     try:
-        pool.seat(0), pool.seat(1)  # started before the clock runs
+        for order in range(ORDERS):  # started before the clock runs
+            pool.seat(0, order), pool.seat(1, order)
         seats_module.RemoteSeat.decide = counted  # type: ignore[method-assign]
         began = time.perf_counter()
-        for game in range(games):
-            play_match(STANDARD, [pool.seat(0), pool.seat(1)], game, move_timeout=10.0)
+        for seed, order, players in games_of(games):
+            play_match(STANDARD, [pool.seat(p, order) for p in players], seed, move_timeout=10.0)
         return time.perf_counter() - began, calls
     finally:
         seats_module.RemoteSeat.decide = original  # type: ignore[method-assign]

@@ -83,6 +83,8 @@ def test_the_seat_orders_of_a_deal_are_consecutive_games(name: str) -> None:
         table = group[0].seats
         # Every rotation of the table, in order: seat order k starts with the table's k-th player.
         assert [s.seats for s in group] == [table[k:] + table[:k] for k in range(orders)]
+        # Each names its seat order: isolated players get a seat process per order (SeatPool).
+        assert [s.order for s in group] == list(range(orders))
         seen.add((group[0].ruleset, group[0].deal, group[0].seed))
     assert len(seen) == len(schedule) // orders  # no deal repeats
 

@@ -208,7 +208,8 @@ class SeatPool:
 
     def seat(self, index: int, order: int = 0) -> RemoteSeat:
         """The player ``index``'s seat for its next game, of seat order ``order`` of its deal:
-        the live process of that order, or a new one if it has none or its last one ended.
+        the live process of that order, or a new one if it has none or its last one ended
+        (``order`` may stay 0 where no deal is played twice, as in ``arena play``).
         Raises ReportedFailure if a new one can't start.  A player one of whose seats failed to
         start is not started again by this pool, for any order (its failure is raised again at
         once), so a bot that hangs while loading costs one start-up deadline per chunk, not one
