@@ -4,20 +4,18 @@ read it without end.  A small file far larger than arena writes (spec.json, run.
 refused without being read.  The wall behind it is arena.safe_files: every open there is
 non-blocking, and only a regular file is kept open.
 
-Each command runs under a :func:`deadline`, so a command that hangs fails its test instead of
-hanging the suite."""
+Each command runs under :func:`tests.deadlines.at_most`, so a command that hangs fails its test
+instead of hanging the suite."""
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import socket
 import stat
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,30 +23,10 @@ import pytest
 from arena import safe_files
 from arena.safe_files import SMALL_FILE_LIMIT, NotRegular, open_file, open_read, read_bytes, refuse_unsafe
 from arena.tournament.folder_lock import LOCK
+from tests.deadlines import at_most
 from tests.run_folders import contents, invoke, make_run, received
 
 SECONDS = 20  # far more than a refusal takes (well under a second): only a hang gets there
-
-
-class Hung(BaseException):
-    """The command was still running at its deadline (not an Exception: CliRunner lets it by)."""
-
-
-@contextlib.contextmanager
-def deadline(seconds: float = SECONDS) -> Iterator[None]:
-    """Interrupt the block with :class:`Hung` after ``seconds`` (an open() or read() blocked on
-    a FIFO is interrupted too)."""
-
-    def expire(signum: int, frame: object) -> None:
-        raise Hung(f"still running after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def _fifo(place: Path) -> str:
@@ -95,7 +73,7 @@ def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def refused(args: list[str], where: Path, why: str) -> None:
     """``arena ARGS`` ends, exits 2, and says in one line that ``where`` is refused and why."""
-    with deadline():
+    with at_most(SECONDS):
         code, err = invoke(*args)
     assert code == 2, err
     assert err.count("\n") == 1, err
@@ -187,7 +165,7 @@ def test_the_python_api_refuses_a_planted_fifo(finished: Path, tmp_path: Path) -
     folder = received(finished, tmp_path)
     plant(folder, "spec.json", "fifo")
     with (
-        deadline(),
+        at_most(SECONDS),
         pytest.raises(ArenaError, match=r"spec\.json can't be read: it is a FIFO, not a regular file"),
     ):
         arena.load_run(folder)
@@ -240,7 +218,7 @@ def test_a_fifo_that_appears_after_the_look_is_refused(
     reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # so a write-only open succeeds
     try:
         _look_misses_once(monkeypatch)
-        with deadline(), pytest.raises(NotRegular, match="it is a FIFO, not a regular file"):
+        with at_most(SECONDS), pytest.raises(NotRegular, match="it is a FIFO, not a regular file"):
             open_file(fifo, mode)
     finally:
         os.close(reader)
@@ -250,13 +228,13 @@ def test_a_write_only_fifo_with_no_reader_is_refused(tmp_path: Path, monkeypatch
     fifo = tmp_path / "errors.log"
     os.mkfifo(fifo)
     _look_misses_once(monkeypatch)  # so the open itself meets it: ENXIO, then the look again
-    with deadline(), pytest.raises(NotRegular, match="it is a FIFO"):
+    with at_most(SECONDS), pytest.raises(NotRegular, match="it is a FIFO"):
         open_file(fifo, "w")
 
 
 def test_a_fifo_is_refused_for_reading_and_a_file_is_read_blocking(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "fifo")
-    with deadline(), pytest.raises(NotRegular, match="it is a FIFO"):
+    with at_most(SECONDS), pytest.raises(NotRegular, match="it is a FIFO"):
         open_read(tmp_path / "fifo")
     (tmp_path / "spec.json").write_bytes(b"{}\n")
     with open_read(tmp_path / "spec.json") as file:

@@ -33,6 +33,7 @@ from arena.sandbox.process import NoReply, SeatProcess
 from arena.tournament import TournamentSpec, run_tournament
 from arena.tournament.run_folder import RunFolder
 from tests.cheats import deal_memory
+from tests.deadlines import at_most
 
 CHEATS = Path(__file__).parent / "cheats"
 ARENA = [sys.executable, "-m", "arena.cli"]
@@ -630,26 +631,6 @@ def test_a_duel_keeps_its_seat_limits(tmp_path: Path) -> None:
 
 # --- attacks on the seat process: forged lines, full pipes, secret seeds, cgroups ---------------
 HELLO = 'print(\'{"type":"hello","protocol":1,"name":"x"}\', flush=True)'
-
-
-class StillWaiting(BaseException):
-    """Raised by :func:`at_most`; not an OSError, which arena's code suppresses around system calls."""
-
-
-@contextlib.contextmanager
-def at_most(seconds: float) -> Iterator[None]:
-    """Fail (rather than hang the test run) if the block takes longer than ``seconds``."""
-
-    def expired(signum: int, frame: object) -> None:
-        raise StillWaiting(f"arena still waiting after {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, expired)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture
