@@ -64,18 +64,20 @@ def reply_lines(draw: st.DrawFn) -> bytes:
 
 class ScriptedSeat(SeatProcess):
     """A seat process that answers from a list of lines, through the parent's own decoding of
-    a reply (:meth:`SeatProcess._decoded`), without any process behind it."""
+    a reply (:meth:`SeatProcess.decoded`), without any process behind it."""
 
     def __init__(self, lines: list[bytes]) -> None:
         super().__init__([sys.executable], SeatLimits())
         self.lines = list(lines)
         self.alive = True
 
-    def request(self, message: bytes, limit: float | None, grace: float) -> tuple[dict[str, Any], bool]:
+    def exchange(
+        self, message: bytes, limit: float | None, grace: float
+    ) -> tuple[bytes | dict[str, Any], bool]:
         if not self.lines:
             self.alive = False
             return {"type": "ended", "reason": "no more lines"}, False
-        return self._decoded(self.lines.pop(0)), False
+        return self.lines.pop(0), False
 
     def kill(self) -> None:  # nothing to kill: never signal pid 0 (this process group)
         self.alive = False
@@ -144,12 +146,77 @@ def test_a_reply_the_parent_cant_read_is_the_seats_fault_and_kills_it() -> None:
     assert not seat_process.alive  # out of step: its process is ended
 
 
+action_lines = st.fixed_dictionaries(
+    {"type": st.sampled_from(["action", "action", "ready", "Action"])},
+    optional={
+        "keep": st.lists(st.integers(-2, 9), max_size=7) | json_values,
+        "bank": st.booleans() | json_values,
+    },
+).map(lambda message: msgspec.json.encode(message) + b"\n")
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(action_lines | reply_lines() | st.binary(max_size=80))
+def test_a_remembered_action_is_the_one_the_long_way_reads(line: bytes) -> None:
+    """The parent's fast way to read an action reply (:func:`wire.known_action`) gives an
+    Action only where decoding the line and reading it as an action gives the same one."""
+    known = wire.known_action(line)
+    if known is None:
+        return
+    message = wire.decode(line)
+    assert message["type"] == "action" and set(message) == {"type", "keep", "bank"}
+    assert wire.action_from(message) == known and type(known.bank) is bool
+    assert wire.known_action(line) is known  # remembered
+
+
+def test_a_plain_action_is_remembered_and_a_bool_die_is_not() -> None:
+    assert wire.known_action(b'{"type":"action","keep":[1,5],"bank":true}\n') == ((1, 5), True)
+    assert wire.known_action(b'{"type":"action","keep":[true],"bank":false}\n') is None
+    assert wire.known_action(b'{"type":"action","keep":[1],"bank":0}\n') is None
+    assert wire.known_action(b'{"type":"action","keep":[1],"bank":false,"x":1}\n') is None
+
+
 # ------------------------------------------------------------------------ the host's side
 def _host() -> Host:
     host = Host("greedy")
     host.spec = load_player_spec("greedy")
     host.guard = Guard(None)
     return host
+
+
+TURN_FIELDS = [
+    *("seat", "n_players", "scores", "roll", "turn_points", "bank_minimum", "strikes"),
+    *("farkle_streaks", "entered", "final_round", "turn", "roll_number", "playoff", "type"),
+]
+
+
+@st.composite
+def turn_lines(draw: st.DrawFn) -> bytes:
+    """A real turn message with a few fields changed to values of any shape, left out, or
+    doubled, sometimes with extra fields."""
+    game = Game(STANDARD, 2, draw(st.integers(0, 50)))
+    message: dict[str, Any] = msgspec.json.decode(wire.turn(game.view(), keeps=draw(st.booleans())))
+    for field in draw(st.lists(st.sampled_from(TURN_FIELDS), max_size=3)):
+        if draw(st.booleans()):
+            message[field] = draw(json_values | st.sampled_from([True, 1, 0, [1, 2], [True, False]]))
+        else:
+            message.pop(field, None)
+    line = msgspec.json.encode(message)
+    if draw(st.booleans()):
+        line = line[:-1] + b',"roll":' + msgspec.json.encode(draw(json_values)) + b"}"
+    return line + b"\n"
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(turn_lines() | reply_lines())
+def test_the_hosts_fast_reading_of_a_turn_is_the_long_way_or_nothing(line: bytes) -> None:
+    """:meth:`wire.ViewReader.view_of_line` gives a view only where :func:`wire.decode` and
+    :meth:`~wire.ViewReader.view` give the same one."""
+    reader = wire.ViewReader(STANDARD)
+    fast = reader.view_of_line(line)
+    if fast is None:
+        return
+    assert reader.view(wire.decode(line)) == fast
 
 
 messages = st.fixed_dictionaries(

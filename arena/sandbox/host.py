@@ -18,6 +18,7 @@ import random
 import sys
 from typing import Any
 
+from arena.engine import TurnView
 from arena.players import match
 from arena.players.loading import StrategyError, description, load_player_spec, split_spec
 from arena.players.match import CREATE, DECIDE, END_GAME, NO_ARGUMENT, PREPARE, START_GAME, Guard, PlayerFault
@@ -115,11 +116,18 @@ class Host:
         self.spec = spec
         while True:
             try:
-                message = self._next()
+                line = self.lines.next()
+                if line is None:
+                    return
+                view = self.reader.view_of_line(line) if self.reader is not None else None
+                if view is not None:  # nearly every message: a turn, read the fast way
+                    send(self.answer_turn(view))
+                    continue
+                message = wire.decode(line)
             except wire.ProtocolError as exc:  # one answer a message, so the exchange keeps in step
                 send(wire.reply("error", reason=f"protocol: {exc}"))
                 continue
-            if message is None or message["type"] == "bye":
+            if message["type"] == "bye":
                 return
             send(self.answer(message))
 
@@ -138,6 +146,20 @@ class Host:
             reason = f"protocol: the host could not read {what} message ({type(exc).__name__})"
             return wire.reply("error", reason=reason)
 
+    def answer_turn(self, view: TurnView) -> bytes:
+        """The reply to a turn message already read into a view (as :meth:`answer`)."""
+        if self.player is None:
+            return wire.reply("error", reason="protocol: a turn before game_start")
+        guard = self.guard
+        assert guard is not None
+        try:
+            return guard.call(self.seat, DECIDE, self._decide, view, None)
+        except PlayerFault as fault:
+            return fault_reply(fault)
+        except Exception as exc:
+            reason = f"protocol: the host could not read turn message ({type(exc).__name__})"
+            return wire.reply("error", reason=reason)
+
     def _answer(self, message: dict[str, Any]) -> bytes:
         kind = message["type"]
         guard = self.guard
@@ -146,8 +168,7 @@ class Host:
             if kind == "turn":
                 if self.reader is None or self.player is None:
                     return wire.reply("error", reason="protocol: a turn before game_start")
-                view = self.reader.view(message)
-                return guard.call(self.seat, DECIDE, self._decide, view, None)
+                return self.answer_turn(self.reader.view(message))
             if kind == "game_start":
                 return self._start(message)
             if kind == "game_end":

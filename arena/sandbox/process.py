@@ -115,6 +115,15 @@ class SeatProcess:
         :class:`NoReply` raised.  A seat that has ended answers its ``ended`` line (or one made
         up here).  Interruptions by the caller's own move watchdog (MoveTimeout) only mark the
         reply late: the seat gets its grace."""
+        reply, late = self.exchange(message, limit, grace)
+        return (self.decoded(reply) if isinstance(reply, bytes) else reply), late
+
+    def exchange(
+        self, message: bytes, limit: float | None, grace: float
+    ) -> tuple[bytes | dict[str, Any], bool]:
+        """As :meth:`request`, but the reply is the line as the seat sent it, not yet decoded
+        (:meth:`decoded` does that); a reply made up here (the seat ended, or sent a line past
+        the limit) is a message already."""
         started = time.perf_counter()
         deadline = None if limit is None else started + limit + grace
         late = self._send(message, deadline)
@@ -124,7 +133,7 @@ class SeatProcess:
                 line, self._buffer = self._buffer[: end + 1], self._buffer[end + 1 :]
                 if limit is not None and time.perf_counter() - started > limit:
                     late = True
-                return self._decoded(line), late
+                return line, late
             if len(self._buffer) > wire.MAX_LINE:
                 self.kill()
                 return {"type": "error", "reason": "protocol: a reply longer than 1 MiB"}, late
@@ -157,7 +166,15 @@ class SeatProcess:
         (a seat that answers without reading fills it); past it, kill the seat and raise
         :class:`NoReply`.  Returns True if the caller's move watchdog interrupted the wait."""
         late = False
-        rest = memoryview(message)
+        try:
+            written = os.write(self._to, message)
+        except BlockingIOError:
+            written = 0
+        except OSError:  # it has gone: its ended line, or the end of its stdout, says how
+            return late
+        if written == len(message):  # nearly always: the pipe had room
+            return late
+        rest = memoryview(message)[written:]
         while rest:
             try:
                 rest = rest[os.write(self._to, rest) :]
@@ -178,7 +195,8 @@ class SeatProcess:
                 late = True
         return late
 
-    def _decoded(self, line: bytes) -> dict[str, Any]:
+    def decoded(self, line: bytes) -> dict[str, Any]:
+        """A reply line as a message; one arena can't read, or an ``ended`` line, ends the seat."""
         try:
             message = wire.decode(line)
         except wire.ProtocolError as exc:

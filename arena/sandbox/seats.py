@@ -109,20 +109,36 @@ class RemoteSeat:
         self._call(wire.game_start(info.rules, info.seat, info.names, info.strategy_seed), "ready")
 
     def decide(self, view: TurnView) -> Action | tuple[Any, Any]:
-        return wire.action_from(self._call(wire.turn(view, self._keeps), "action"))
+        reply, late = self._exchange(wire.turn(view, self._keeps))
+        if not late and isinstance(reply, bytes):
+            action = wire.known_action(reply)  # most decisions repeat a reply seen before
+            if action is not None:
+                return action
+        return wire.action_from(self._replied(reply, late, "action"))
 
     def end_game(self, result: GameResult) -> None:
         self._call(wire.game_end(result), "done")
 
     def _call(self, message: bytes, expected: str) -> dict[str, Any]:
+        reply, late = self._exchange(message)
+        return self._replied(reply, late, expected)
+
+    def _exchange(self, message: bytes) -> tuple[bytes | dict[str, Any], bool]:
         process = self._process
         if not process.alive:
             raise ReportedFailure("error", shorten(process.ended or "the seat's process has ended"))
         try:
-            reply, late = process.request(message, self._limit, self._grace)
+            return process.exchange(message, self._limit, self._grace)
         except NoReply:
             raise MoveTimeout from None
+
+    def _replied(self, reply: bytes | dict[str, Any], late: bool, expected: str) -> dict[str, Any]:
+        """The reply (a line, or a message made up by the process) if it is the one
+        ``expected``, else the fault it stands for."""
+        process = self._process
         try:
+            if isinstance(reply, bytes):
+                reply = process.decoded(reply)
             return self._read(reply, late, expected)
         except (ReportedFailure, MoveTimeout):
             raise
