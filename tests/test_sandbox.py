@@ -554,9 +554,10 @@ def test_a_seat_rebuilds_exactly_the_view_the_game_made(preset: str, keeps: bool
             line = wire.turn(view, keeps)
             rebuilt = reader.view(wire.decode(line))
             assert rebuilt == view
-            fast = reader.view_of_line(line)  # the host's fast way, to the same view
-            assert fast == view
-            assert all(a is b for a, b in zip(fast.legal_keeps, view.legal_keeps, strict=True))
+            if not keeps:  # what arena's own host is sent: read the fast way, to the same view
+                fast = reader.view_of_line(line)
+                assert fast == view
+                assert all(a is b for a, b in zip(fast.legal_keeps, view.legal_keeps, strict=True))
             assert all(rebuilt.legal_keeps[i] is view.legal_keeps[i] for i in range(len(view.legal_keeps)))
             if keeps:
                 sent = wire.decode(wire.turn(view))["legal_keeps"]
