@@ -40,7 +40,13 @@ from arena.tournament.fault_log import (
     warning_block,
 )
 from arena.tournament.games_check import read_journal
-from arena.tournament.interrupts import EXIT_INTERRUPTED, EXIT_TERMINATED, StopState, stop_signals
+from arena.tournament.interrupts import (
+    EXIT_INTERRUPTED,
+    EXIT_TERMINATED,
+    StopState,
+    signals_held,
+    stop_signals,
+)
 from arena.tournament.run_folder import RunFolder, RunFolderError, RunFolderWriteError, load_saved_run
 from arena.tournament.run_info import now_text, run_partial_text
 from arena.tournament.runner import BACKENDS, RunOutcome
@@ -412,11 +418,13 @@ class _Run:
     def finish(self) -> None:
         """Reports, run.json and errors.log; the ranking and the fault warnings; the exit status.
         Ctrl-C or SIGTERM here stops as during play; a full disk is one line."""
-        from arena.analysis.ranking import results_text
-
         outcome = self.outcome
         assert outcome is not None
         try:
+            with signals_held():  # an import of pandas (numpy) cut halfway would break the reports
+                _import_reports()
+            from arena.analysis.ranking import results_text
+
             stats = self._write_reports(outcome)
             if self.fault is None and self.json_out is not None:
                 self.json_out.write(json_text(self._json(stats, outcome)) + "\n")

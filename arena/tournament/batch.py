@@ -40,6 +40,7 @@ from arena.engine import Ruleset
 from arena.players import PlayerFault, play_match
 from arena.players.match import CREATE, GAME, NO_ARGUMENT, Guard, ReportedFailure
 from arena.sandbox import NOWHERE, SeatPlace, SeatPool
+from arena.tournament.interrupts import signals_held
 from arena.tournament.results import BatchResult, FaultDetail
 from arena.tournament.rows import csv_field, game_rows
 from arena.tournament.schedule import Schedule
@@ -76,7 +77,10 @@ def compiled_games(spec: TournamentSpec) -> CompiledGames | None:
     policies = [player_policy(p) for p in spec.players]  # each read makes players: once
     if not any(policies):
         return None
-    from arena.compiled import CompiledGames
+    # Not cut halfway by Ctrl-C: numpy, stopped in the middle of its first import, stays broken
+    # in this process ("cannot load module more than once"), and the reports need it.
+    with signals_held():
+        from arena.compiled import CompiledGames
 
     kernel = CompiledGames(spec, policies)
     # The first load compiles (about 10 s, once: numba caches it on disk): say so on a terminal.

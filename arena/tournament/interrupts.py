@@ -8,6 +8,11 @@ get SIGTERM's default back, so the worker pool's terminate() ends them quietly.
 
 SIGXFSZ is ignored, so a write past a file-size limit (``ulimit -f``) fails with an OSError
 (EFBIG) that arena reports in one line, instead of killing the process.
+
+:func:`signals_held` holds Ctrl-C and SIGTERM off for a block that must not be cut in the
+middle: a batch and its journal line, or the first import of numpy, numba or pandas (an import
+of numpy stopped halfway leaves it broken for the rest of the process: "cannot load module
+more than once per process", so the reports could not be written).
 """
 
 from __future__ import annotations
@@ -60,6 +65,32 @@ def stop_signals() -> Iterator[StopState]:
     finally:
         signal.signal(signal.SIGTERM, previous_term)
         signal.signal(signal.SIGXFSZ, previous_xfsz)
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM until the block is done; a signal that came meanwhile is raised
+    again right after it (in the main thread; elsewhere nothing changes).
+
+    A signal mask would not do: Python runs its handlers in the main thread whichever thread
+    the signal reaches, and the worker pool has threads of its own.  So the handlers are swapped
+    for one that only notes the signal."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+
+    def note(signum: int, frame: object) -> None:
+        pending.append(signum)
+
+    previous = {s: signal.signal(s, note) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        if pending:
+            signal.raise_signal(pending[0])
 
 
 def _defaults_in_child() -> None:

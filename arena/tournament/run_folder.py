@@ -29,9 +29,7 @@ import os
 import re
 import secrets
 import shutil
-import signal
-import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +37,7 @@ from arena.safe_files import FileRefused, open_file, read_text, refuse_unsafe, w
 from arena.tournament.fault_budget import FaultBudget
 from arena.tournament.folder_lock import LOCK, FolderRefused, claim, hold, release
 from arena.tournament.games_check import GAMES, INDEX, GamesCheckError, check_and_cut
+from arena.tournament.interrupts import signals_held
 from arena.tournament.rows import HEADER
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import SpecFieldError, TournamentSpec, spec_from_identity
@@ -193,7 +192,7 @@ class RunFolder:
             if new:
                 entry["new"] = new
         line = (json.dumps(entry, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
-        with _signals_held():
+        with signals_held():
             try:
                 _write_all(self._games, data)
                 os.fsync(self._games.fileno())
@@ -348,32 +347,6 @@ def _alive(pid: int) -> bool:
 
 
 # --- writing -------------------------------------------------------------------------------------
-@contextlib.contextmanager
-def _signals_held() -> Iterator[None]:
-    """Hold Ctrl-C and SIGTERM until the block is done, so a batch and its journal line are
-    written together (a kill -9 can still cut them; resume handles that).
-
-    A signal mask would not do: Python runs its handlers in the main thread whichever thread
-    the signal reaches, and the worker pool has threads of its own.  So the handlers are swapped
-    for one that only notes the signal, which is raised again once the block is done."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    pending: list[int] = []
-
-    def note(signum: int, frame: object) -> None:
-        pending.append(signum)
-
-    previous = {s: signal.signal(s, note) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-        if pending:
-            signal.raise_signal(pending[0])
-
-
 def _write_all(file: Any, data: bytes) -> None:
     """Write all of ``data`` to an unbuffered file: a raw write may write only part (for
     example up to a file-size limit) before it fails."""
