@@ -77,3 +77,31 @@ def test_a_command_that_reads_a_run_loads_pandas(tmp_path: Path) -> None:
     )
     loaded, _ = heavy_modules_after([["report", str(tmp_path)]])
     assert "pandas" in loaded and "numpy" in loaded
+
+
+def test_a_seat_process_loads_none_of_the_parents_side() -> None:
+    """arena's host for Python strategies (the program of every isolated seat) imports the
+    protocol and the strategy, not the parent's side of the sandbox (seat pools, walls, root
+    building) nor the plugin machinery: each seat starts that much sooner, once per player,
+    seat order and chunk."""
+    code = (
+        "import sys\n"
+        "from arena.sandbox.host import main\n"
+        "from arena.players.loading import load_player_spec\n"
+        "load_player_spec('greedy')\n"
+        "watched = ('arena.sandbox.', 'importlib.metadata')\n"
+        "print(' '.join(sorted(m for m in sys.modules if m.startswith(watched))))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    loaded = set(proc.stdout.split())
+    assert {"arena.sandbox.host", "arena.sandbox.wire"} <= loaded
+    assert not loaded & {
+        "arena.sandbox.seats",
+        "arena.sandbox.process",
+        "arena.sandbox.exposure",
+        "arena.sandbox.seat_root",
+        "arena.sandbox.cgroups",
+        "arena.sandbox.syscalls",
+        "importlib.metadata",
+    }, sorted(loaded)

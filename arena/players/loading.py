@@ -28,7 +28,6 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
@@ -367,6 +366,8 @@ def _resolve(ref: str) -> tuple[type, str]:
 
 
 def _entry_points() -> dict[str, Any]:
+    from importlib.metadata import entry_points  # 50 ms to import: only where plugins are looked up
+
     return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
