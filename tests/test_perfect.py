@@ -98,16 +98,20 @@ def plain_turns(rules: Ruleset) -> tuple[Callable[..., float], Callable[[int], f
     return turn, last_turn
 
 
-def plain_win_chances(rules: Ruleset, past_target: int) -> dict[tuple[int, int, int], float]:
+def plain_win_chances(
+    rules: Ruleset, past_target: int, start: Callable[[int, int, int], float] | None = None
+) -> dict[tuple[int, int, int], float]:
     """The chance of winning of the player to move, by (own, opponent, seat) in points, written
     from the rules without the solver's ordering or Newton steps: every position is swept again
-    and again (plain value iteration) until nothing moves."""
+    and again (plain value iteration) from ``start`` (by default 0.5 everywhere) until nothing
+    moves.  From a wrong start it moves away, to the same fixed point."""
     turn, last_turn = plain_turns(rules)
     target, exact = rules.target, rules.exact_target
     scores = [0, *range(max(rules.entry_threshold, 50), target, 50)]
     seats = (0, 1)
     everyone_else = rules.final_round == "everyone_else"
-    chance = {(a, b, s): 0.5 for a in scores for b in scores for s in seats}
+    guess = start or (lambda a, b, s: 0.5)
+    chance = {(a, b, s): guess(a, b, s) for a in scores for b in scores for s in seats}
     while True:
         moved = 0.0
         for a in scores:
@@ -150,20 +154,25 @@ PLAIN_CASES = [
 @pytest.mark.parametrize("rules", PLAIN_CASES, ids=lambda r: r.name)
 def test_solver_equals_a_plain_value_iteration(rules: Ruleset) -> None:
     past = 100
-    expected = plain_win_chances(rules, past)
-    for compiled in (False, True):
-        table = solve(rules, past_target=past, compiled=compiled)
+    tables = [solve(rules, past_target=past, compiled=compiled) for compiled in (False, True)]
+    # From the solver's chances: a few sweeps, not a few dozen (see the penalty test below).
+    expected = plain_win_chances(rules, past, start=tables[1].chance)
+    for table in tables:
+        compiled = table.solved_with == "numba"
         assert table.residual < 1e-11
         for (a, b, s), value in expected.items():
             assert table.chance(a, b, s) == pytest.approx(value, abs=1e-9), (compiled, a, b, s)
 
 
 # --------------------------------------------------------------------------- under a farkle penalty
-def plain_penalty_chances(rules: Ruleset, past_target: int) -> dict[tuple, float]:
+def plain_penalty_chances(
+    rules: Ruleset, past_target: int, start: Callable[[tuple, tuple, int], float] | None = None
+) -> dict[tuple, float]:
     """The chance of winning of the player to move, by ((own score, entered, streak), (opponent's
     score, entered, streak), seat) in points, under a farkle penalty: plain value iteration over
     every such position, written from docs/rules.md's reading of the engine without the solver's
-    states, ordering or tables."""
+    states, ordering or tables.  It sweeps from ``start`` (by default 0.5 everywhere) until nothing
+    moves: from a wrong start it moves away, to the same fixed point."""
     turn, last_turn = plain_turns(rules)
     target, exact = rules.target, rules.exact_target
     streak_limit = rules.farkle_penalty_streak
@@ -176,7 +185,8 @@ def plain_penalty_chances(rules: Ruleset, past_target: int) -> dict[tuple, float
         if entered or (score == 0 and rules.entry_threshold > 0)
     ]
     everyone_else = rules.final_round == "everyone_else"
-    chance = {(p, q, s): 0.5 for p in players for q in players for s in (0, 1)}
+    guess = start or (lambda p, q, s: 0.5)
+    chance = {(p, q, s): guess(p, q, s) for p in players for q in players for s in (0, 1)}
     while True:
         moved = 0.0
         for p in players:
@@ -242,12 +252,27 @@ PENALTY_CASES = [
 ]
 
 
+# The numpy sweep differs from numba's only in the turn (an exact target's forfeits, or banking
+# past the target): the first two cases cover both.  The rules code both share is checked on all.
+NUMPY_TOO = {"tiny-penalty", "tiny-to-zero"}
+
+
 @pytest.mark.parametrize("rules", PENALTY_CASES, ids=lambda r: r.name)
 def test_penalty_solver_equals_a_plain_value_iteration(rules: Ruleset) -> None:
     past = 100
-    expected = plain_penalty_chances(rules, past)
-    for compiled in (False, True):
-        table = solve(rules, past_target=past, compiled=compiled)
+    modes = (True, False) if rules.name in NUMPY_TOO else (True,)
+    tables = [solve(rules, past_target=past, compiled=compiled) for compiled in modes]
+
+    def solved(p: tuple, q: tuple, s: int) -> float:
+        return tables[0].chance(p[0], q[0], s, streaks=(p[2], q[2]), entered=(p[1], q[1]))
+
+    # Sweeping from the solver's chances, not from 0.5, takes a few sweeps instead of about 18
+    # (most of this test's time): where the solver is right they are the fixed point and barely
+    # move; where it is wrong the sweeps leave them and the comparison below fails (checked by
+    # adding 1e-4 to one of the solver's chances: the test then fails).
+    expected = plain_penalty_chances(rules, past, start=solved)
+    for table in tables:
+        compiled = table.solved_with == "numba"
         assert table.residual < 1e-10
         for ((a, ea, ma), (b, eb, mb), s), value in expected.items():
             # Every position of the plain solver is one a game reaches (a penalty, then banks).
@@ -289,7 +314,8 @@ def first_seat_share(rules: Ruleset, games: int) -> float:
     [
         CLASSIC.replace(name="classic-1000", target=1000),
         STANDARD.replace(name="standard-1000", target=1000),
-        CLASSIC.replace(name="penalty-1000", target=1000, farkle_penalty=500),
+        # A farkle penalty at 800, not 1000: its table solves in half the time (10 s, not 20 s).
+        CLASSIC.replace(name="penalty-800", target=800, farkle_penalty=500),
     ],
     ids=lambda r: r.name,
 )
@@ -310,8 +336,9 @@ VARIANTS = [
     CLASSIC.replace(name="v-straights", target=1500, straights=True, entry_threshold=1000),
     STANDARD.replace(name="v-standard", target=1500),
     STANDARD.replace(name="v-six", target=1500, exact_target=False, final_round="rest_of_round"),
-    CLASSIC.replace(name="v-penalty", target=1000, farkle_penalty=500),  # penalty-1000's table
-    STANDARD.replace(name="v-to-zero", target=1500, farkle_penalty_to_zero=True, farkle_penalty_streak=2),
+    CLASSIC.replace(name="v-penalty", target=800, farkle_penalty=500),  # penalty-800's table
+    # target 1000, not 1500 (a penalty table solves in half the time): perfect still wins 2 to 1.
+    STANDARD.replace(name="v-to-zero", target=1000, farkle_penalty_to_zero=True, farkle_penalty_streak=2),
 ]
 
 
@@ -376,7 +403,7 @@ def test_the_turn_values_are_the_table_values() -> None:
         assert last_turn_values(rules, 500).start() == pytest.approx(table.last_turn_win[10], abs=1e-12)
 
 
-PENALTY_1000 = CLASSIC.replace(name="penalty-1000", target=1000, farkle_penalty=500)
+PENALTY_800 = CLASSIC.replace(name="penalty-800", target=800, farkle_penalty=500)
 
 
 def test_under_a_penalty_every_position_met_is_in_the_model() -> None:
@@ -386,7 +413,7 @@ def test_under_a_penalty_every_position_met_is_in_the_model() -> None:
     from arena.perfect import in_model
 
     met: Counter[str] = Counter()
-    table = win_table(PENALTY_1000)
+    table = win_table(PENALTY_800)
 
     def decide(view: TurnView) -> object:
         assert in_model(view), view
@@ -394,7 +421,7 @@ def test_under_a_penalty_every_position_met_is_in_the_model() -> None:
         if view.roll_number == 1 and not view.final_round:
             streaks = (view.farkle_streaks[own], view.farkle_streaks[other])
             entered = (view.entered[own], view.entered[other])
-            values = turn_values(PENALTY_1000, view.score, view.scores[other], own, streaks, entered)
+            values = turn_values(PENALTY_800, view.score, view.scores[other], own, streaks, entered)
             chance = table.chance(view.score, view.scores[other], own, streaks=streaks, entered=entered)
             assert values.start() == pytest.approx(chance, abs=2e-6)
             met["checked"] += 1
@@ -406,14 +433,14 @@ def test_under_a_penalty_every_position_met_is_in_the_model() -> None:
         met["penalty"] += isinstance(event, ev.FarklePenalty)
 
     for seed in range(400):
-        play(PENALTY_1000, [decide, decide], seed, on_event=count)
+        play(PENALTY_800, [decide, decide], seed, on_event=count)
     assert met["penalty"] > 20 and met["entered at 0"] > 0 and met["streak"] > 100, met
 
 
 def test_a_streak_makes_a_player_careful() -> None:
     # One farkle from the penalty, the same scores are worth less to the player to move, and
     # (the penalty being 500) more to the opponent.
-    table = win_table(PENALTY_1000)
+    table = win_table(PENALTY_800)
     for own, opp in [(500, 500), (700, 300), (600, 0)]:
         calm = table.chance(own, opp, 0)
         on_the_brink = table.chance(own, opp, 0, streaks=(2, 0))
@@ -564,12 +591,12 @@ def test_solve_win_prints_the_first_player_chance() -> None:
 def test_solve_win_under_a_penalty(tmp_path: Path) -> None:
     # Under a farkle penalty a score below the entry threshold is reachable (a penalty leaves
     # it, and an entered player banks on from there): --at accepts it.
-    path = tmp_path / "penalty-1000.toml"
-    path.write_text('extends = "classic"\ntarget = 1000\nfarkle_penalty = 500\n')
+    path = tmp_path / "penalty-800.toml"
+    path.write_text('extends = "classic"\ntarget = 800\nfarkle_penalty = 500\n')
     code, out, _ = run("solve", "--win", "--rules", str(path), "--at", "0,100,500")
     assert code == 0, out
     assert "positions with no farkles in a row; 0 points means not entered yet" in out
-    table = win_table(PENALTY_1000)
+    table = win_table(PENALTY_800)
     assert f"first player's chance of winning: {100 * table.first_player_win:.2f} %" in out
     code, out, _ = run("solve", "--win", "--rules", str(path), "--at", "0,100,500", "--json")
     grid = json.loads(out)["win_chance"]["seat_0_to_move"]

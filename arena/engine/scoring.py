@@ -22,10 +22,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from fractions import Fraction
 from functools import lru_cache
-from itertools import product
 from typing import NamedTuple
 
 from arena.engine.dice import (
+    FACE_KEY,
     FACES,
     MAX_DICE,
     OUTCOME_KEYS,
@@ -33,7 +33,6 @@ from arena.engine.dice import (
     all_multisets,
     counts_of,
     faces_of,
-    key_from_counts,
     key_of,
 )
 from arena.engine.rules import Ruleset
@@ -220,14 +219,18 @@ class ScoreTable:
         )
 
     def _legal_keeps(self, roll: int, n: int) -> Keeps:
-        counts = counts_of(roll)
+        # Every sub-multiset as (key, dice), built face by face by adding to the key: six dice have
+        # about 18,000 of them, and rebuilding each key from its counts was most of a table's cost.
+        subs = [(0, 0)]
+        for face, count in zip(FACES, counts_of(roll), strict=True):
+            if count:
+                one = FACE_KEY[face]
+                subs = [(key + j * one, size + j) for key, size in subs for j in range(count + 1)]
         keeps = []
-        for sub in product(*(range(c + 1) for c in counts)):
-            key = key_from_counts(sub)
+        for key, size in subs:
             points = self.points.get(key)
             if points is None:
                 continue
-            size = sum(sub)
             hot = size == n
             left = self.rules.dice if hot else n - size
             keeps.append(Keep(faces_of(key), points, left, hot, key))
