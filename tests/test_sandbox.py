@@ -234,6 +234,8 @@ HONEST = ["random", "threshold:bank_at=400", "strategies/catch_up.py"]
 @pytest.mark.parametrize("workers", [1, 2])
 def test_isolate_gives_the_same_games_as_arenas_own_processes(tmp_path: Path, workers: int) -> None:
     # Small chunks: seat processes end and start again at every chunk, as chunk processes do.
+    # 12 games in 3 chunks: the run's cost is its seat processes (one a player, seat order and
+    # pairing of a chunk), not its games.
     def played(isolate: bool) -> bytes:
         folder = tmp_path / f"{isolate}-{workers}"
         return games_bytes(
@@ -241,10 +243,10 @@ def test_isolate_gives_the_same_games_as_arenas_own_processes(tmp_path: Path, wo
                 folder,
                 HONEST,
                 isolate=isolate,
-                games=16,
+                games=2,
                 rules=(STANDARD, SHORT),
                 workers=workers,
-                chunk_games=40,
+                chunk_games=5,
             )
         )
 
