@@ -24,7 +24,9 @@ from pathlib import Path
 import msgspec
 import pandas as pd
 import pytest
+from click.testing import CliRunner, Result
 
+from arena.cli.main import cli
 from arena.engine import PRESETS, SHORT, STANDARD, Action, Game, Ruleset, load_ruleset
 from arena.players.timeout import MoveTimeout
 from arena.sandbox import SeatLimits, load_player, wire
@@ -37,6 +39,12 @@ from tests.deadlines import at_most
 
 CHEATS = Path(__file__).parent / "cheats"
 ARENA = [sys.executable, "-m", "arena.cli"]
+
+
+def invoke(*args: str) -> Result:
+    """``arena ARGS...`` in this process, for a test of its files and messages where no cheat
+    gets imported here (isolated players are imported in their seat processes only)."""
+    return CliRunner().invoke(cli, list(args))
 
 
 def run(
@@ -488,25 +496,19 @@ def test_isolate_on_the_command_line_logs_stderr_to_the_run_folder(tmp_path: Pat
 
 
 def test_bad_seat_limits_are_one_line(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [
-            *ARENA,
-            "tournament",
-            "-p",
-            "greedy",
-            "-p",
-            "random",
-            "--isolate",
-            "--seat-memory",
-            "0",
-            "--out",
-            str(tmp_path / "x"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
+    result = invoke(
+        "tournament",
+        "-p",
+        "greedy",
+        "-p",
+        "random",
+        "--isolate",
+        "--seat-memory",
+        "0",
+        "--out",
+        str(tmp_path / "x"),
     )
-    assert result.returncode == 2
+    assert result.exit_code == 2
     assert result.stderr.strip() == "arena: error: --seat-memory must be at least 1, got 0"
 
 
@@ -624,13 +626,8 @@ def test_a_duel_keeps_its_seat_limits(tmp_path: Path) -> None:
     out = tmp_path / "duel"
     args = ["duel", str(bot), "greedy", "--isolate", "--seat-memory", "200", "--games", "2"]
     args += ["--move-timeout", "20", "--out", str(out), "--compiled", "off"]
-    result = subprocess.run(
-        [*ARENA, *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
+    result = invoke(*args)
+    assert result.exit_code == 0, result.stderr
     games = pd.read_csv(out / "games.csv")
     hoarder = games[games.player == "hoarder"]
     assert list(hoarder.status) == ["error", "error"], games.to_string()
@@ -747,18 +744,14 @@ def test_closing_a_seat_whose_stdin_is_full_does_not_wait(tmp_path: Path, seat: 
 SEED_GUESS = str(Path(__file__).parent / "cheats" / "seed_guess.py")
 
 
-def tournament(folder: Path, first: str, *options: str) -> subprocess.CompletedProcess[str]:
-    """4 games of ``first`` against optimal under the standard rules, through the command line.
+def tournament(folder: Path, first: str, *options: str) -> Result:
+    """4 games of ``first`` against optimal under the standard rules, through the command line
+    (in this process: the cheat is only ever run isolated, so it is imported in seats only).
     (Few games are enough: the cheat tries every deal it knows at each game's start whatever
     the run's size, and already in 4 games it finds a known seed and rolls on.)"""
     args = ["-p", first, "-p", "optimal", "--rules", "standard", "--games", "4", "--workers", "1"]
-    result = subprocess.run(
-        [*ARENA, "tournament", *args, "--out", str(folder), *options],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
+    result = invoke("tournament", *args, "--out", str(folder), *options)
+    assert result.exit_code == 0, result.stderr
     return result
 
 
