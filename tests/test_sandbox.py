@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import io
 import json
 import os
 import signal
@@ -110,35 +111,66 @@ def honest(in_results: Path) -> bytes:
     return games_bytes(run(in_results / "honest", ["greedy", "optimal"], isolate=False, games=CHEAT_GAMES))
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("cheat", CHEAT_FILES)
-def test_a_cheat_changes_nothing_under_isolate(cheat: str, in_results: Path, honest: bytes) -> None:
-    players = [str(CHEATS / f"{cheat}.py"), "optimal"]
-    isolated = games_bytes(run(in_results / "isolated", players, isolate=True, games=CHEAT_GAMES))
-    assert isolated == honest
-    assert b"forged" not in isolated
-
-
 def cli_run(folder: Path, players: list[str], games: int = CHEAT_GAMES, check: bool = True) -> Path:
     """The same run as :func:`run` without isolation, through the command line in a process of
-    its own, so that a cheat imported there (one patches OptimalPlayer) can't reach this one.
-    On the Python path: the compiled kernel plays optimal's declared policy, which a patch of
-    its ``decide`` doesn't reach."""
+    its own (working in ``folder``'s parent's parent, as from results/), so that a cheat imported
+    there (one patches OptimalPlayer) can't reach this one.  On the Python path: the compiled
+    kernel plays optimal's declared policy, which a patch of its ``decide`` doesn't reach."""
     args = ["--rules", "standard", "--games", str(games), "--seed", "11", "--out", str(folder)]
     args += ["--compiled", "off"]
     for player in players:
         args += ["-p", player]
-    result = subprocess.run([*ARENA, "tournament", *args], capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [*ARENA, "tournament", *args], capture_output=True, text=True, timeout=300, cwd=folder.parent.parent
+    )
     assert result.returncode == 0 or not check, result.stderr
     return folder
 
 
+class CheatRuns:
+    """Each cheat's isolated run and its control, played once for the module when a test first
+    asks for it (the cheats' tests and the winning test read the same runs).  Every run works in
+    a fresh folder with its run in results/ below it, so the forging cheat finds no other run."""
+
+    def __init__(self, factory: pytest.TempPathFactory) -> None:
+        self.factory = factory
+        self.played: dict[tuple[str, bool], bytes] = {}
+
+    def games(self, cheat: str, *, isolate: bool) -> bytes:
+        key = (cheat, isolate)
+        if key not in self.played:
+            results = self.factory.mktemp(f"{cheat}-{isolate}") / "results"
+            results.mkdir()
+            players = [str(CHEATS / f"{cheat}.py"), "optimal"]
+            if isolate:
+                with contextlib.chdir(results.parent):
+                    self.played[key] = games_bytes(
+                        run(results / "isolated", players, isolate=True, games=CHEAT_GAMES)
+                    )
+            else:  # forged rows make the run's own reports fail: that is the cheat working
+                self.played[key] = games_bytes(cli_run(results / "in-process", players, check=False))
+        return self.played[key]
+
+
+@pytest.fixture(scope="module")
+def cheat_runs(tmp_path_factory: pytest.TempPathFactory) -> CheatRuns:
+    return CheatRuns(tmp_path_factory)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("cheat", CHEAT_FILES)
-def test_the_same_cheat_works_in_arenas_own_processes(cheat: str, in_results: Path, honest: bytes) -> None:
+def test_a_cheat_changes_nothing_under_isolate(cheat: str, cheat_runs: CheatRuns, honest: bytes) -> None:
+    isolated = cheat_runs.games(cheat, isolate=True)
+    assert isolated == honest
+    assert b"forged" not in isolated
+
+
+@pytest.mark.parametrize("cheat", CHEAT_FILES)
+def test_the_same_cheat_works_in_arenas_own_processes(
+    cheat: str, cheat_runs: CheatRuns, honest: bytes
+) -> None:
     # The control: without --isolate each cheat changes the results, so the test above can fail.
-    # (Forged rows make the run's own reports fail: that is the cheat working.)
-    folder = cli_run(in_results / "in-process", [str(CHEATS / f"{cheat}.py"), "optimal"], check=False)
-    assert games_bytes(folder) != honest
+    assert cheat_runs.games(cheat, isolate=False) != honest
 
 
 def test_the_command_line_plays_the_games_of_the_controls(in_results: Path, honest: bytes) -> None:
@@ -146,15 +178,13 @@ def test_the_command_line_plays_the_games_of_the_controls(in_results: Path, hone
     assert games_bytes(cli_run(in_results / "honest-cli", ["greedy", "optimal"])) == honest
 
 
-@pytest.mark.slow
-def test_the_cheats_win_in_arenas_own_processes_and_not_under_isolate(in_results: Path) -> None:
-    def share(folder: Path, player: str) -> float:
-        rows = pd.read_csv(folder / "games.csv")
+def test_the_cheats_win_in_arenas_own_processes_and_not_under_isolate(cheat_runs: CheatRuns) -> None:
+    def share(games: bytes, player: str) -> float:
+        rows = pd.read_csv(io.BytesIO(games))
         return rows.loc[rows.player == player, "win"].mean()
 
-    cheat = str(CHEATS / "scores_via_gc.py")
-    assert share(cli_run(in_results / "a", [cheat, "optimal"], games=10), "greedy") == 1.0
-    assert share(run(in_results / "b", [cheat, "optimal"], isolate=True, games=10), "greedy") < 0.5
+    assert share(cheat_runs.games("scores_via_gc", isolate=False), "greedy") == 1.0
+    assert share(cheat_runs.games("scores_via_gc", isolate=True), "greedy") < 0.5
 
 
 def test_a_seat_finds_no_way_out(in_results: Path) -> None:
