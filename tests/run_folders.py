@@ -16,7 +16,7 @@ STARTS = {
                    "--rules", "standard", "--no-progress"],
     "duel": ["duel", "greedy", "random", "--games", "4", "--no-progress"],
     "tune": ["tune", "threshold", "--param", "bank_at=300,400", "--against", "greedy", "--rules", "classic",
-             "--budget", "400", "--no-progress"],
+             "--budget", "40", "--no-progress"],
 }  # fmt: skip
 
 

@@ -98,7 +98,7 @@ def test_tune_resume_refuses_a_changed_opponent_or_strategy_file(tmp_path: Path,
     opponent = f"cmd:{program} {script} greedy" if changed == "opponent" else "greedy"
     code, err = arena(
         "tune", f"{tuned}:Mine", "--param", "bank_at=300,400", "--against", opponent,
-        "--rules", "classic", "--budget", "400", "--seed", "1", "--out", str(out), "--no-progress",
+        "--rules", "classic", "--budget", "40", "--seed", "1", "--out", str(out), "--no-progress",
     )  # fmt: skip
     assert code == 0, err
     entries = json.loads((out / "run.json").read_text())["entries"]

@@ -142,7 +142,7 @@ def test_the_python_api_lets_go_of_the_folder_when_it_returns(tmp_path: Path) ->
         ["bank_at=300,400"],
         against=["greedy"],
         rules=["classic"],
-        budget=400,
+        budget=40,
         out=tmp_path / "u",
     )
     folders = [str(run.folder), str(tmp_path / "d"), str(tmp_path / "u")]

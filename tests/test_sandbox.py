@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import io
 import json
 import os
 import signal
@@ -24,7 +25,9 @@ from pathlib import Path
 import msgspec
 import pandas as pd
 import pytest
+from click.testing import CliRunner, Result
 
+from arena.cli.main import cli
 from arena.engine import PRESETS, SHORT, STANDARD, Action, Game, Ruleset, load_ruleset
 from arena.players.timeout import MoveTimeout
 from arena.sandbox import SeatLimits, load_player, wire
@@ -37,6 +40,12 @@ from tests.deadlines import at_most
 
 CHEATS = Path(__file__).parent / "cheats"
 ARENA = [sys.executable, "-m", "arena.cli"]
+
+
+def invoke(*args: str) -> Result:
+    """``arena ARGS...`` in this process, for a test of its files and messages where no cheat
+    gets imported here (isolated players are imported in their seat processes only)."""
+    return CliRunner().invoke(cli, list(args))
 
 
 def run(
@@ -83,6 +92,9 @@ def faults(folder: Path) -> pd.DataFrame:
 
 # ---------------------------------------------------------------------------- the five cheats
 CHEAT_FILES = ["foresight", "scores_via_gc", "rewire_opponent", "patch_rival", "forge_results"]
+#: Games of a cheat's run: each cheat already changes the games of a 6-game control, and the
+#: isolated runs cost mostly their seat processes' start (scores_via_gc also a heap scan a move).
+CHEAT_GAMES = 6
 
 
 @pytest.fixture
@@ -96,39 +108,69 @@ def in_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.fixture
 def honest(in_results: Path) -> bytes:
-    return games_bytes(run(in_results / "honest", ["greedy", "optimal"], isolate=False))
+    return games_bytes(run(in_results / "honest", ["greedy", "optimal"], isolate=False, games=CHEAT_GAMES))
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("cheat", CHEAT_FILES)
-def test_a_cheat_changes_nothing_under_isolate(cheat: str, in_results: Path, honest: bytes) -> None:
-    isolated = games_bytes(
-        run(in_results / "isolated", [str(CHEATS / f"{cheat}.py"), "optimal"], isolate=True)
-    )
-    assert isolated == honest
-    assert b"forged" not in isolated
-
-
-def cli_run(folder: Path, players: list[str], games: int = 40, check: bool = True) -> Path:
+def cli_run(folder: Path, players: list[str], games: int = CHEAT_GAMES, check: bool = True) -> Path:
     """The same run as :func:`run` without isolation, through the command line in a process of
-    its own, so that a cheat imported there (one patches OptimalPlayer) can't reach this one.
-    On the Python path: the compiled kernel plays optimal's declared policy, which a patch of
-    its ``decide`` doesn't reach."""
+    its own (working in ``folder``'s parent's parent, as from results/), so that a cheat imported
+    there (one patches OptimalPlayer) can't reach this one.  On the Python path: the compiled
+    kernel plays optimal's declared policy, which a patch of its ``decide`` doesn't reach."""
     args = ["--rules", "standard", "--games", str(games), "--seed", "11", "--out", str(folder)]
     args += ["--compiled", "off"]
     for player in players:
         args += ["-p", player]
-    result = subprocess.run([*ARENA, "tournament", *args], capture_output=True, text=True, timeout=300)
+    result = subprocess.run(
+        [*ARENA, "tournament", *args], capture_output=True, text=True, timeout=300, cwd=folder.parent.parent
+    )
     assert result.returncode == 0 or not check, result.stderr
     return folder
 
 
+class CheatRuns:
+    """Each cheat's isolated run and its control, played once for the module when a test first
+    asks for it (the cheats' tests and the winning test read the same runs).  Every run works in
+    a fresh folder with its run in results/ below it, so the forging cheat finds no other run."""
+
+    def __init__(self, factory: pytest.TempPathFactory) -> None:
+        self.factory = factory
+        self.played: dict[tuple[str, bool], bytes] = {}
+
+    def games(self, cheat: str, *, isolate: bool) -> bytes:
+        key = (cheat, isolate)
+        if key not in self.played:
+            results = self.factory.mktemp(f"{cheat}-{isolate}") / "results"
+            results.mkdir()
+            players = [str(CHEATS / f"{cheat}.py"), "optimal"]
+            if isolate:
+                with contextlib.chdir(results.parent):
+                    self.played[key] = games_bytes(
+                        run(results / "isolated", players, isolate=True, games=CHEAT_GAMES)
+                    )
+            else:  # forged rows make the run's own reports fail: that is the cheat working
+                self.played[key] = games_bytes(cli_run(results / "in-process", players, check=False))
+        return self.played[key]
+
+
+@pytest.fixture(scope="module")
+def cheat_runs(tmp_path_factory: pytest.TempPathFactory) -> CheatRuns:
+    return CheatRuns(tmp_path_factory)
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("cheat", CHEAT_FILES)
-def test_the_same_cheat_works_in_arenas_own_processes(cheat: str, in_results: Path, honest: bytes) -> None:
+def test_a_cheat_changes_nothing_under_isolate(cheat: str, cheat_runs: CheatRuns, honest: bytes) -> None:
+    isolated = cheat_runs.games(cheat, isolate=True)
+    assert isolated == honest
+    assert b"forged" not in isolated
+
+
+@pytest.mark.parametrize("cheat", CHEAT_FILES)
+def test_the_same_cheat_works_in_arenas_own_processes(
+    cheat: str, cheat_runs: CheatRuns, honest: bytes
+) -> None:
     # The control: without --isolate each cheat changes the results, so the test above can fail.
-    # (Forged rows make the run's own reports fail: that is the cheat working.)
-    folder = cli_run(in_results / "in-process", [str(CHEATS / f"{cheat}.py"), "optimal"], check=False)
-    assert games_bytes(folder) != honest
+    assert cheat_runs.games(cheat, isolate=False) != honest
 
 
 def test_the_command_line_plays_the_games_of_the_controls(in_results: Path, honest: bytes) -> None:
@@ -136,15 +178,13 @@ def test_the_command_line_plays_the_games_of_the_controls(in_results: Path, hone
     assert games_bytes(cli_run(in_results / "honest-cli", ["greedy", "optimal"])) == honest
 
 
-@pytest.mark.slow
-def test_the_cheats_win_in_arenas_own_processes_and_not_under_isolate(in_results: Path) -> None:
-    def share(folder: Path, player: str) -> float:
-        rows = pd.read_csv(folder / "games.csv")
+def test_the_cheats_win_in_arenas_own_processes_and_not_under_isolate(cheat_runs: CheatRuns) -> None:
+    def share(games: bytes, player: str) -> float:
+        rows = pd.read_csv(io.BytesIO(games))
         return rows.loc[rows.player == player, "win"].mean()
 
-    cheat = str(CHEATS / "scores_via_gc.py")
-    assert share(cli_run(in_results / "a", [cheat, "optimal"], games=20), "greedy") == 1.0
-    assert share(run(in_results / "b", [cheat, "optimal"], isolate=True, games=20), "greedy") < 0.5
+    assert share(cheat_runs.games("scores_via_gc", isolate=False), "greedy") == 1.0
+    assert share(cheat_runs.games("scores_via_gc", isolate=True), "greedy") < 0.5
 
 
 def test_a_seat_finds_no_way_out(in_results: Path) -> None:
@@ -175,7 +215,7 @@ def deals_seen_twice(folder: Path) -> list[int]:
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("format", "opponents", "workers", "chunk_games"),
-    [("round-robin", 1, 1, 1000), ("round-robin", 1, 2, 10), ("free-for-all", 2, 1, 1000)],
+    [("round-robin", 1, 1, 1000), ("round-robin", 1, 2, 4), ("free-for-all", 2, 1, 1000)],
     ids=["two-seats", "two-workers", "three-seats"],
 )
 def test_no_seat_process_plays_a_deal_twice(
@@ -186,7 +226,7 @@ def test_no_seat_process_plays_a_deal_twice(
     faults whenever it meets a deal again; isolated, it never does, and plays greedy's games."""
     greedy = ["greedy"] * opponents
     orders = opponents + 1
-    games = 10 * orders
+    games = 4 * orders  # two deals a chunk on two workers: each meets its later orders
 
     def played(name: str, first: str, isolate: bool) -> Path:
         return run(
@@ -214,10 +254,14 @@ def test_no_seat_process_plays_a_deal_twice_in_a_duel(tmp_path: Path) -> None:
     def duel(name: str, *isolate: str) -> Path:
         out = tmp_path / name
         args = ["duel", DEAL_MEMORY, "greedy", *isolate, "--games", "20", "--seed", "11", "--out", str(out)]
-        result = subprocess.run(
+        if isolate:  # the cheat is imported in the seats only: the command line can run here
+            result = invoke(*args, "--compiled", "off")
+            assert result.exit_code == 0, result.stderr
+            return out
+        done = subprocess.run(
             [*ARENA, *args, "--compiled", "off"], capture_output=True, text=True, timeout=120
         )
-        assert result.returncode == 0, result.stderr
+        assert done.returncode == 0, done.stderr
         return out
 
     assert deals_seen_twice(duel("in-process")) == list(range(1, 20, 2))  # the control
@@ -232,6 +276,8 @@ HONEST = ["random", "threshold:bank_at=400", "strategies/catch_up.py"]
 @pytest.mark.parametrize("workers", [1, 2])
 def test_isolate_gives_the_same_games_as_arenas_own_processes(tmp_path: Path, workers: int) -> None:
     # Small chunks: seat processes end and start again at every chunk, as chunk processes do.
+    # 12 games in 3 chunks: the run's cost is its seat processes (one a player, seat order and
+    # pairing of a chunk), not its games.
     def played(isolate: bool) -> bytes:
         folder = tmp_path / f"{isolate}-{workers}"
         return games_bytes(
@@ -239,10 +285,10 @@ def test_isolate_gives_the_same_games_as_arenas_own_processes(tmp_path: Path, wo
                 folder,
                 HONEST,
                 isolate=isolate,
-                games=16,
+                games=2,
                 rules=(STANDARD, SHORT),
                 workers=workers,
-                chunk_games=40,
+                chunk_games=5,
             )
         )
 
@@ -429,11 +475,11 @@ def test_a_seat_that_dies_loses_its_game_and_is_replaced(tmp_path: Path) -> None
             """
         )
     )
-    folder = run(tmp_path / "run", [str(bot), "greedy"], isolate=True, games=6)
+    folder = run(tmp_path / "run", [str(bot), "greedy"], isolate=True, games=4)
     errors = faults(folder)
-    assert len(errors) == 3  # the games where it sits first; the others it plays in a new process
+    assert len(errors) == 2  # the games where it sits first; the others it plays in a new process
     assert errors.reason.str.contains("exited with status 3").all()
-    assert len(pd.read_csv(folder / "games.csv")) == 12
+    assert len(pd.read_csv(folder / "games.csv")) == 8
 
 
 # ---------------------------------------------------------------------------- the command line
@@ -484,25 +530,19 @@ def test_isolate_on_the_command_line_logs_stderr_to_the_run_folder(tmp_path: Pat
 
 
 def test_bad_seat_limits_are_one_line(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [
-            *ARENA,
-            "tournament",
-            "-p",
-            "greedy",
-            "-p",
-            "random",
-            "--isolate",
-            "--seat-memory",
-            "0",
-            "--out",
-            str(tmp_path / "x"),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
+    result = invoke(
+        "tournament",
+        "-p",
+        "greedy",
+        "-p",
+        "random",
+        "--isolate",
+        "--seat-memory",
+        "0",
+        "--out",
+        str(tmp_path / "x"),
     )
-    assert result.returncode == 2
+    assert result.exit_code == 2
     assert result.stderr.strip() == "arena: error: --seat-memory must be at least 1, got 0"
 
 
@@ -589,10 +629,11 @@ def test_a_players_log_is_capped_across_its_seat_processes(tmp_path: Path) -> No
             """
         )
     )
+    # 4 seat processes of 600 kB: the second reaches the cap, the later ones are left out whole.
     folder = run(
-        tmp_path / "run", [str(bot), "greedy"], isolate=True, games=6, limits=SeatLimits(file_size_mb=1)
+        tmp_path / "run", [str(bot), "greedy"], isolate=True, games=4, limits=SeatLimits(file_size_mb=1)
     )
-    assert len(faults(folder)) == 6
+    assert len(faults(folder)) == 4
     log = (folder / "seat-logs" / "spammer.log").read_bytes()
     assert 1024 * 1024 <= len(log) < 1024 * 1024 + 200
     assert log.endswith(b"[arena: the rest of this player's stderr is left out]\n")
@@ -620,13 +661,8 @@ def test_a_duel_keeps_its_seat_limits(tmp_path: Path) -> None:
     out = tmp_path / "duel"
     args = ["duel", str(bot), "greedy", "--isolate", "--seat-memory", "200", "--games", "2"]
     args += ["--move-timeout", "20", "--out", str(out), "--compiled", "off"]
-    result = subprocess.run(
-        [*ARENA, *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
+    result = invoke(*args)
+    assert result.exit_code == 0, result.stderr
     games = pd.read_csv(out / "games.csv")
     hoarder = games[games.player == "hoarder"]
     assert list(hoarder.status) == ["error", "error"], games.to_string()
@@ -743,16 +779,14 @@ def test_closing_a_seat_whose_stdin_is_full_does_not_wait(tmp_path: Path, seat: 
 SEED_GUESS = str(Path(__file__).parent / "cheats" / "seed_guess.py")
 
 
-def tournament(folder: Path, first: str, *options: str) -> subprocess.CompletedProcess[str]:
-    """40 games of ``first`` against optimal under the standard rules, through the command line."""
-    args = ["-p", first, "-p", "optimal", "--rules", "standard", "--games", "40", "--workers", "1"]
-    result = subprocess.run(
-        [*ARENA, "tournament", *args, "--out", str(folder), *options],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
+def tournament(folder: Path, first: str, *options: str) -> Result:
+    """4 games of ``first`` against optimal under the standard rules, through the command line
+    (in this process: the cheat is only ever run isolated, so it is imported in seats only).
+    (Few games are enough: the cheat tries every deal it knows at each game's start whatever
+    the run's size, and already in 4 games it finds a known seed and rolls on.)"""
+    args = ["-p", first, "-p", "optimal", "--rules", "standard", "--games", "4", "--workers", "1"]
+    result = invoke("tournament", *args, "--out", str(folder), *options)
+    assert result.exit_code == 0, result.stderr
     return result
 
 

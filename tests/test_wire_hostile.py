@@ -9,7 +9,6 @@ hand-shake, every reply of a game), and arena's Python host's reading of any mes
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -18,9 +17,11 @@ from typing import Any
 import msgspec
 import pandas as pd
 import pytest
+from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from arena.cli.main import cli
 from arena.engine import STANDARD, Game
 from arena.players import load_player_spec
 from arena.players.builtin.greedy import GreedyPlayer
@@ -30,7 +31,6 @@ from arena.sandbox.host import Host
 from arena.sandbox.process import SeatProcess
 from arena.sandbox.seats import RemoteSeat, handshake
 
-ARENA = [sys.executable, "-m", "arena.cli"]
 DEEP = b"[" * 2000 + b"]" * 2000
 
 # ------------------------------------------------------------------------------ generators
@@ -284,40 +284,48 @@ def _bot(tmp_path: Path, when: str) -> str:
     return f"cmd:{sys.executable} {path}"
 
 
-def _arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*ARENA, *args], capture_output=True, text=True, cwd=cwd, timeout=120)
+def _arena(*args: str, cwd: Path, monkeypatch: pytest.MonkeyPatch) -> Result:
+    """``arena ARGS...`` run in this process from ``cwd`` (the tests are about its files and
+    messages; the seats are processes of their own either way)."""
+    monkeypatch.chdir(cwd)
+    return CliRunner().invoke(cli, list(args))
 
 
 @pytest.mark.parametrize("when", ["hello", "ready"])
 def test_a_seat_that_sends_a_deep_line_mid_run_loses_its_games_and_the_run_goes_on(
-    tmp_path: Path, when: str
+    tmp_path: Path, when: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    args = ["tournament", "-p", _bot(tmp_path, when), "-p", "greedy", "--games", "10", "--rules", "standard"]
-    done = _arena(*args, "--seed", "3", "--out", str(tmp_path / "run"), cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    # 4 games: each seat order plays twice, so a seat killed for its line is replaced at least once.
+    args = ["tournament", "-p", _bot(tmp_path, when), "-p", "greedy", "--games", "4", "--rules", "standard"]
+    done = _arena(*args, "--seed", "3", "--out", str(tmp_path / "run"), cwd=tmp_path, monkeypatch=monkeypatch)
+    assert done.exit_code == 0, done.stderr
     rows = pd.read_csv(tmp_path / "run" / "games.csv")
-    assert rows.game.nunique() == 10
+    assert rows.game.nunique() == 4
     bot_rows = rows[rows.player == "deep"]
-    assert len(bot_rows) == 10 and (bot_rows.status == "error").all()
+    assert len(bot_rows) == 4 and (bot_rows.status == "error").all()
     assert bot_rows.reason.str.contains("nested deeper than 16 levels").all()
-    again = _arena("tournament", "--resume", str(tmp_path / "run"), cwd=tmp_path)
-    assert again.returncode == 0, again.stderr
+    again = _arena("tournament", "--resume", str(tmp_path / "run"), cwd=tmp_path, monkeypatch=monkeypatch)
+    assert again.exit_code == 0, again.stderr
 
 
-def test_a_deep_hello_at_load_is_one_line_and_exit_2(tmp_path: Path) -> None:
+def test_a_deep_hello_at_load_is_one_line_and_exit_2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "bot.py"
     path.write_text(
         "import sys\nsys.stdin.readline()\n"
         "print('{\"type\":\"hello\",\"protocol\":1,\"name\":' + '[' * 2000 + ']' * 2000 + '}', flush=True)\n"
     )
     player = f"cmd:{sys.executable} {path}"
-    done = _arena("tournament", "-p", player, "-p", "greedy", "--games", "2", cwd=tmp_path)
-    assert done.returncode == 2
+    done = _arena(
+        "tournament", "-p", player, "-p", "greedy", "--games", "2", cwd=tmp_path, monkeypatch=monkeypatch
+    )
+    assert done.exit_code == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "nested deeper than 16 levels" in lines[0], done.stderr
 
 
-def test_an_isolated_strategy_that_wraps_its_seats_send_loses_its_games_only(tmp_path: Path) -> None:
+def test_an_isolated_strategy_that_wraps_its_seats_send_loses_its_games_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     path = tmp_path / "wrapper.py"
     path.write_text(
         textwrap.dedent(
@@ -341,10 +349,10 @@ def test_an_isolated_strategy_that_wraps_its_seats_send_loses_its_games_only(tmp
             """
         )
     )
-    args = ["tournament", "--isolate", "-p", str(path), "-p", "greedy", "--games", "6", "--rules", "standard"]
-    done = _arena(*args, "--seed", "4", "--out", str(tmp_path / "run"), cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    args = ["tournament", "--isolate", "-p", str(path), "-p", "greedy", "--games", "4", "--rules", "standard"]
+    done = _arena(*args, "--seed", "4", "--out", str(tmp_path / "run"), cwd=tmp_path, monkeypatch=monkeypatch)
+    assert done.exit_code == 0, done.stderr
     rows = pd.read_csv(tmp_path / "run" / "games.csv")
     wrapper = rows[rows.player == "wrapper"]
-    assert rows.game.nunique() == 6 and (wrapper.status == "error").all()
-    assert json.loads((tmp_path / "run" / "spec.json").read_text())["games"] == 6
+    assert rows.game.nunique() == 4 and (wrapper.status == "error").all()
+    assert json.loads((tmp_path / "run" / "spec.json").read_text())["games"] == 4
