@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -410,3 +411,31 @@ def test_duel_faults_count_as_losses_and_are_reported(tmp_path: Path) -> None:
     data = json.loads(result.stdout)
     assert result.exit_code == 0 and data["faults"] > 0
     assert sum(data["wins"]) == pytest.approx(200)  # a faulty game's win goes to the other side
+
+
+def test_a_stop_that_comes_while_a_batch_is_written_counts_that_batch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGTERM during the write of a batch is held until the batch is written *and counted*:
+    duel.json then says as many games as games.csv holds.  (The write itself held SIGTERM and
+    let it fire as soon as it ended, before the duel counted the batch: duel.json said 0 games
+    of 8 written, seen under load.)"""
+    from arena.tournament.run_folder import RunFolder
+
+    original = RunFolder.append
+    sent: list[bool] = []
+
+    def append_then_stop(self: RunFolder, *args, **kwargs):  # type: ignore[no-untyped-def]
+        original(self, *args, **kwargs)
+        if not sent:
+            sent.append(True)
+            os.kill(os.getpid(), signal.SIGTERM)  # arrives as the write ends
+
+    monkeypatch.setattr(RunFolder, "append", append_then_stop)
+    out = tmp_path / "stopped"
+    result = invoke("duel", "greedy", "random", "--rules", "classic", "--games", "40", "--batch-size", "4",
+                    "--workers", "1", "--no-progress", "--out", str(out))
+    assert result.exit_code == 143, result.output
+    rows = games_of(out)
+    assert len(rows) == 8  # the one batch written: 4 games of 2 seats
+    assert json.loads((out / "duel.json").read_text())["games"] == 4

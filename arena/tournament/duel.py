@@ -12,12 +12,9 @@ are not written), which makes a resumed duel byte-identical to an uninterrupted 
 from __future__ import annotations
 
 import csv
-import signal
 import sys
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -30,6 +27,7 @@ from arena.players import PlayerSpec
 from arena.safe_files import open_read
 from arena.sandbox import SeatLimits
 from arena.tournament.batch import BatchResult
+from arena.tournament.interrupts import signals_held
 from arena.tournament.run_folder import GAMES, RunFolder, RunFolderError
 from arena.tournament.runner import BatchFailed, batch_results, seat_place
 from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
@@ -165,23 +163,6 @@ def replay_games(path: Path, labels: tuple[str, str], state: DuelTally, pairs: i
     state.faults += faults
 
 
-@contextmanager
-def _ctrl_c_held() -> Iterator[None]:
-    """Hold Ctrl-C until the block ends, so that a batch is written and counted whole or not
-    at all (the outcome then always matches games.csv)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda number, frame: caught.append(number))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-    if caught:
-        raise KeyboardInterrupt
-
-
 def _cut(rows: str, lines: int) -> str:
     """The first ``lines`` lines of ``rows``."""
     end = -1
@@ -278,7 +259,9 @@ def run_duel(
                         )
                         kept = replace(kept, faults=len(kept.fault_details))  # one per fault
                     batch.faults += kept.faults
-                    with _ctrl_c_held():
+                    # Ctrl-C and SIGTERM held: a batch is written and counted whole or not at
+                    # all, so the outcome (and duel.json) always matches games.csv.
+                    with signals_held():
                         if folder is not None:
                             folder.append(kept.rows, kept.fault_details)
                         state = batch
