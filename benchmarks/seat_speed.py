@@ -25,10 +25,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import platform
 import select
 import time
 from pathlib import Path
+
+from bare_loop import machine  # run as a script, benchmarks/ is on the path
 
 from arena.engine import STANDARD
 from arena.players import play_match
@@ -47,18 +48,6 @@ def games_of(games: int) -> list[tuple[int, int, tuple[int, int]]]:
     return [
         (game // ORDERS, game % ORDERS, (0, 1) if game % ORDERS == 0 else (1, 0)) for game in range(games)
     ]
-
-
-def machine() -> str:
-    model = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model or platform.processor() or platform.machine()}, {os.cpu_count()} cores"
 
 
 class Echo:

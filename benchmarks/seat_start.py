@@ -12,29 +12,16 @@ system) of the started processes, per start.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import resource
 import statistics
 import subprocess
 import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
+
+from bare_loop import machine  # run as a script, benchmarks/ is on the path
 
 from arena.sandbox import SeatLimits, load_player
-
-
-def machine() -> str:
-    model = ""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{model or platform.processor() or platform.machine()}, {os.cpu_count()} cores"
 
 
 def children_cpu() -> float:
