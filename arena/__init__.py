@@ -31,6 +31,7 @@ _EXPORTS = {
     "GameRecord": "arena.api",
     "ArenaError": "arena.api",
     "tune": "arena.tuning",
+    "league": "arena.leagues",
     "Action": "arena.engine",
     "TurnView": "arena.engine",
     "Ruleset": "arena.engine",

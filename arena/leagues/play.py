@@ -1,0 +1,287 @@
+"""Playing what a league is missing, as gauntlet plans written batch by batch.
+
+Each new entry is the head of a *plan*: a gauntlet of it against every older active entry it
+has not yet met in full.  Newest entries go first.  A plan is an ordinary gauntlet
+(:class:`~arena.tournament.spec.TournamentSpec`), so a game's dice derive from (league seed,
+ruleset, the pair's names, deal) as in a tournament, and duplicate dice hold: both seat orders of
+every deal.  Each batch of results is written in one transaction with the plan's next game, so
+the database is the journal (:mod:`arena.storage.league_db`).
+"""
+
+from __future__ import annotations
+
+import csv
+import fcntl
+import io
+import json
+import os
+import shlex
+import sqlite3
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tqdm import tqdm
+
+from arena.engine import Ruleset
+from arena.leagues.entries import Entry, active_entries
+from arena.sandbox import SeatPlace, load_player
+from arena.storage.league_db import PRIVATE_FOLDER
+from arena.tournament.interrupts import stop_signals
+from arena.tournament.results import BatchResult
+from arena.tournament.runner import batch_results
+from arena.tournament.schedule import Schedule
+from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
+
+LOCK_NAME = "data/run.lock"
+
+
+class LeagueBusy(Exception):
+    """Another ``league run`` holds this league."""
+
+
+@dataclass(frozen=True)
+class RunReport:
+    played: int
+    faults: int
+    interrupted: bool
+
+
+def _hold_lock(folder: Path) -> int:
+    fd = os.open(Path(folder) / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise LeagueBusy(f"another `arena league run` is playing {folder}; wait for it to end") from None
+    return fd
+
+
+def _pair_counts(connection: sqlite3.Connection) -> dict[tuple[int, int], int]:
+    rows = connection.execute("SELECT low, high, COUNT(*) FROM games GROUP BY low, high").fetchall()
+    return {(r[0], r[1]): r[2] for r in rows}
+
+
+def plan_work(connection: sqlite3.Connection, games_per_pair: int) -> list[tuple[int, list[int]]]:
+    """The plans to play: (plan id, [head, opponents...]), unfinished ones first, then a new one
+    per entry that has not met every older active entry in full, newest entry first."""
+    active = {e.id for e in active_entries(connection)}
+    plans: list[tuple[int, list[int]]] = []
+    for row in connection.execute("SELECT id, players FROM plans WHERE next_game < total ORDER BY id"):
+        players = json.loads(row["players"])
+        if set(players) <= active:
+            plans.append((row["id"], players))
+    covered = {frozenset((p[0], o)) for _, p in plans for o in p[1:]}
+    counts = _pair_counts(connection)
+    ids = sorted(active)
+    for head in reversed(ids):
+        opponents = [
+            o
+            for o in ids
+            if o < head and frozenset((head, o)) not in covered and counts.get((o, head), 0) < games_per_pair
+        ]
+        if opponents:
+            with connection:
+                cursor = connection.execute(
+                    "INSERT INTO plans (players, total) VALUES (?, 0)", (json.dumps([head, *opponents]),)
+                )
+            plans.append((int(cursor.lastrowid or 0), [head, *opponents]))
+            covered |= {frozenset((head, o)) for o in opponents}
+    return plans
+
+
+def play_league(
+    folder: Path,
+    connection: sqlite3.Connection,
+    settings: dict,
+    *,
+    workers: int = 1,
+    trusted: bool = False,
+    backend: str = "local",
+    scheduler: str | None = None,
+    progress: bool | None = None,
+    on_batch: Callable[[BatchResult], None] | None = None,
+) -> RunReport:
+    """Play every missing game of the league in ``folder``.  Raises LeagueBusy if another run
+    holds it; a StrategyError if an entry no longer loads."""
+    folder = Path(folder)
+    lock = _hold_lock(folder)
+    try:
+        return _play(folder, connection, settings, workers, trusted, backend, scheduler, progress, on_batch)
+    finally:
+        os.close(lock)
+
+
+def _plan_spec(entries: Sequence[Entry], settings: dict, trusted: bool) -> TournamentSpec:
+    players = [
+        load_player(e.play_spec, isolate=not trusted, limits=None, move_timeout=DEFAULT_MOVE_TIMEOUT)
+        for e in entries
+    ]
+    from dataclasses import replace
+
+    players = [replace(p, label=e.name) for p, e in zip(players, entries, strict=True)]
+    return TournamentSpec(
+        rulesets=tuple(Ruleset(**r) for r in settings["rulesets"]),
+        players=tuple(players),
+        format="gauntlet",
+        games=settings["games"],
+        seed=settings["seed"],
+        move_timeout=DEFAULT_MOVE_TIMEOUT,
+    )
+
+
+def _play(
+    folder: Path,
+    connection: sqlite3.Connection,
+    settings: dict,
+    workers: int,
+    trusted: bool,
+    backend: str,
+    scheduler: str | None,
+    progress: bool | None,
+    on_batch: Callable[[BatchResult], None] | None,
+) -> RunReport:
+    per_pair = -(-settings["games"] // 2) * 2 * len(settings["rulesets"])
+    plans = plan_work(connection, per_pair)
+    by_id = {e.id: e for e in active_entries(connection)}
+    specs = []
+    for plan_id, players in plans:
+        entries = [by_id[i] for i in players]
+        spec = _plan_spec(entries, settings, trusted)
+        total = len(Schedule(spec))
+        with connection:
+            connection.execute("UPDATE plans SET total = ? WHERE id = ?", (total, plan_id))
+        start = connection.execute("SELECT next_game FROM plans WHERE id = ?", (plan_id,)).fetchone()[0]
+        specs.append((plan_id, entries, spec, start, total))
+    remaining = sum(total - start for *_, start, total in specs)
+    bar = tqdm(
+        total=remaining,
+        unit="game",
+        file=sys.stderr,
+        dynamic_ncols=True,
+        disable=(not sys.stderr.isatty()) if progress is None else not progress,
+    )
+    played = faults = 0
+    interrupted = False
+    try:
+        with stop_signals():
+            for plan_id, entries, spec, start, total in specs:
+                if start >= total:
+                    continue
+                place = seat_place(folder, connection, entries)
+                with batch_results(
+                    spec, start, total, workers, backend=backend, scheduler=scheduler, place=place
+                ) as results:
+                    for result in results:
+                        _store(connection, plan_id, entries, spec, result)
+                        played += result.stop - result.start
+                        faults += result.faults
+                        bar.update(result.stop - result.start)
+                        if on_batch is not None:
+                            on_batch(result)
+    except KeyboardInterrupt:
+        interrupted = True
+    finally:
+        bar.close()
+    return RunReport(played, faults, interrupted)
+
+
+def seat_place(folder: Path, connection: sqlite3.Connection, playing: Sequence[Entry]) -> SeatPlace:
+    """Seats log to ``data/seat-logs`` and can't see the database, nor the stored code of any
+    entry that is not playing in this plan."""
+    mine = {e.id for e in playing}
+    hidden = [(folder / PRIVATE_FOLDER).resolve()]
+    for row in connection.execute("SELECT id, play_spec FROM entries WHERE kind = 'file'"):
+        if row["id"] not in mine:
+            hidden.append(Path(row["play_spec"].split(".py", 1)[0] + ".py").resolve().parent)
+    return SeatPlace(folder / PRIVATE_FOLDER / "seat-logs", tuple(dict.fromkeys(hidden)))
+
+
+def replay_command(
+    spec: TournamentSpec, entries: Sequence[Entry], ruleset: str, seats: Sequence[int], seed: int
+) -> str:
+    isolate = " --isolate" if spec.isolated else ""
+    players = " ".join(f"-p {shlex.quote(entries[i].play_spec)}" for i in seats)
+    rules = next(r for r in spec.rulesets if r.name == ruleset)
+    rules_arg = rules.name
+    return f"arena play --rules {shlex.quote(rules_arg)}{isolate} {players} --seed {seed}"
+
+
+def _store(
+    connection: sqlite3.Connection,
+    plan_id: int,
+    entries: Sequence[Entry],
+    spec: TournamentSpec,
+    result: BatchResult,
+) -> None:
+    """One batch in one transaction, with the plan's next game."""
+    index_of = {e.name: k for k, e in enumerate(entries)}
+    schedule = Schedule(spec)
+    rows = list(
+        csv.DictReader(
+            io.StringIO(
+                "ruleset,game,deal,seed,seat,player,score,rank,win,turns,farkles,status,reason\n"
+                + result.rows
+            )
+        )
+    )
+    by_game: dict[int, list[dict[str, str]]] = {}
+    for row in rows:
+        by_game.setdefault(int(row["game"]), []).append(row)
+    details = {(d.game, d.seat): d for d in result.fault_details}
+    with connection:
+        for game, seats in by_game.items():
+            slot = schedule.slot(game)
+            ids = [entries[i].id for i in slot.seats]
+            low, high = sorted(ids)
+            cursor = connection.execute(
+                "INSERT OR IGNORE INTO games (plan, plan_game, ruleset, deal, seat_order, seed, low, high) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    plan_id,
+                    game,
+                    seats[0]["ruleset"],
+                    slot.deal,
+                    0 if ids[0] == low else 1,
+                    str(slot.seed),
+                    low,
+                    high,
+                ),
+            )
+            if cursor.rowcount == 0:
+                continue  # this pair's deal was stored by an earlier plan
+            game_id = cursor.lastrowid
+            for row in seats:
+                seat = int(row["seat"])
+                entry = entries[index_of[row["player"]]]
+                connection.execute(
+                    "INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        game_id,
+                        seat,
+                        entry.id,
+                        int(row["score"]),
+                        int(row["rank"]),
+                        float(row["win"]),
+                        int(row["turns"]),
+                        int(row["farkles"]),
+                        row["status"],
+                        row["reason"],
+                    ),
+                )
+                detail = details.get((game, seat))
+                if detail is not None:
+                    connection.execute(
+                        "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (
+                            game_id,
+                            seat,
+                            entry.id,
+                            detail.status,
+                            detail.reason,
+                            detail.traceback,
+                            replay_command(spec, entries, row["ruleset"], slot.seats, slot.seed),
+                        ),
+                    )
+        connection.execute("UPDATE plans SET next_game = ? WHERE id = ?", (result.stop, plan_id))

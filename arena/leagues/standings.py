@@ -1,0 +1,106 @@
+"""A league's standings: one Plackett-Luce rating (as ``arena report``'s, on the Elo scale with
+its 95% interval) over every stored game between active entries, every ruleset together."""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from typing import Any
+
+import pandas as pd
+
+from arena.analysis.ratings import Order, finishing_order, plackett_luce_elo
+from arena.tournament.rows import HEADER, csv_field, win_text
+
+_ACTIVE_GAMES = """
+SELECT g.id, g.ruleset, g.deal, g.seed, s.seat, e.name, s.score, s.rank, s.win, s.turns,
+       s.farkles, s.status, s.reason, s.entry
+FROM games g JOIN seats s ON s.game = g.id JOIN entries e ON e.id = s.entry
+WHERE g.low IN (SELECT id FROM entries WHERE active = 1)
+  AND g.high IN (SELECT id FROM entries WHERE active = 1)
+ORDER BY g.id, s.seat
+"""
+
+
+def _games(connection: sqlite3.Connection) -> dict[int, list[sqlite3.Row]]:
+    games: dict[int, list[sqlite3.Row]] = {}
+    for row in connection.execute(_ACTIVE_GAMES):
+        games.setdefault(row[0], []).append(row)
+    return games
+
+
+def games_csv(connection: sqlite3.Connection) -> str:
+    """Every stored game between active entries, in games.csv's format; ``game`` is the
+    league's game number."""
+    lines = [HEADER]
+    for rows in _games(connection).values():
+        for r in rows:
+            lines.append(
+                f"{csv_field(r[1])},{r[0]},{r[2]},{r[3]},{r[4]},{csv_field(r[5])},{r[6]},{r[7]},"
+                f"{win_text(r[8])},{r[9]},{r[10]},{r[11]},{csv_field(r[12])}\n"
+            )
+    return "".join(lines)
+
+
+def standings(connection: sqlite3.Connection) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+    """(the table, best first; the crosstable of score shares, row against column; games)."""
+    active = connection.execute(
+        "SELECT id, name, version FROM entries WHERE active = 1 ORDER BY id"
+    ).fetchall()
+    names = [r["name"] for r in active]
+    orders: dict[Order, int] = {}
+    played = dict.fromkeys(names, 0)
+    score = dict.fromkeys(names, 0.0)
+    faults = dict.fromkeys(names, 0)
+    cross: dict[tuple[str, str], list[float]] = {}
+    games = _games(connection)
+    for rows in games.values():
+        seated = [r[5] for r in rows]
+        order = finishing_order(seated, [r[7] for r in rows])
+        orders[order] = orders.get(order, 0) + 1
+        for r in rows:
+            played[r[5]] += 1
+            score[r[5]] += r[8]
+            faults[r[5]] += r[11] != "ok"
+            for other in seated:
+                if other != r[5]:
+                    cell = cross.setdefault((r[5], other), [0.0, 0])
+                    cell[0] += r[8]
+                    cell[1] += 1
+    ratings = plackett_luce_elo(orders) if orders else {}
+    nan = (math.nan, math.nan, math.nan)
+    records: list[dict[str, Any]] = []
+    for r in active:
+        elo, low, high = ratings.get(r["name"], nan)
+        n = played[r["name"]]
+        records.append(
+            {
+                "name": r["name"],
+                "version": r["version"],
+                "rating": elo,
+                "rating_low": low,
+                "rating_high": high,
+                "games": n,
+                "score": score[r["name"]] / n if n else math.nan,
+                "faults": faults[r["name"]],
+            }
+        )
+    table = pd.DataFrame(
+        records,
+        columns=["name", "version", "rating", "rating_low", "rating_high", "games", "score", "faults"],
+    )
+    if len(table):
+        table = table.sort_values(
+            ["rating", "name"], ascending=[False, True], na_position="last", kind="stable"
+        )
+        table = table.reset_index(drop=True)
+    order_names = list(table["name"])
+    crosstable = pd.DataFrame(
+        [
+            [(cross[a, b][0] / cross[a, b][1]) if (a, b) in cross else math.nan for b in order_names]
+            for a in order_names
+        ],
+        index=pd.Index(order_names, name="name"),
+        columns=order_names,
+    )
+    return table, crosstable, len(games)
