@@ -7,6 +7,7 @@ import sys
 import click
 
 from arena.cli.duel_command import duel_command
+from arena.cli.league_command import league_group
 from arena.cli.player_commands import play_command
 from arena.cli.report_commands import compare_command, report_command
 from arena.cli.rules_commands import odds_command, rules_group, score_command
@@ -43,3 +44,4 @@ cli.add_command(strategies_group)
 cli.add_command(solve_command)
 cli.add_command(tune_command)
 cli.add_command(play_command)
+cli.add_command(league_group)

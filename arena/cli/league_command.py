@@ -1,0 +1,174 @@
+"""``arena league``: a standing contest (init, add, run, table, games); see docs/league.md."""
+
+from __future__ import annotations
+
+import math
+import sys
+
+import click
+
+from arena.cli.output import echo_json, fail, say
+
+
+def _open(folder: str):
+    from arena.leagues import League, LeagueError
+
+    try:
+        return League(folder)
+    except LeagueError as exc:
+        fail(str(exc), 1)
+
+
+@click.group("league")
+def league_group() -> None:
+    """A standing contest: entries stored by content, games played where missing."""
+
+
+@league_group.command("init")
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.option(
+    "--rules",
+    "rules",
+    multiple=True,
+    default=("standard",),
+    show_default=True,
+    help="A ruleset (repeat for more).",
+)
+@click.option(
+    "--games",
+    type=int,
+    default=100,
+    show_default=True,
+    help="Games per pair of active entries and ruleset, in whole deals.",
+)
+@click.option(
+    "--seed", type=int, default=0, show_default=True, help="The league seed: it decides every game's dice."
+)
+@click.option("--json", "as_json", is_flag=True, help="Say what was done as one JSON object.")
+def init_command(folder: str, rules: tuple[str, ...], games: int, seed: int, as_json: bool) -> None:
+    """Create a league in FOLDER."""
+    from arena.leagues import League, LeagueError
+
+    try:
+        league = League.create(folder, rules, games, seed)
+    except LeagueError as exc:
+        fail(str(exc), 1)
+    names = ", ".join(r["name"] for r in league.settings["rulesets"])
+    if as_json:
+        echo_json(
+            {
+                "folder": folder,
+                "rulesets": [r["name"] for r in league.settings["rulesets"]],
+                "games": league.settings["games"],
+                "seed": seed,
+            }
+        )
+        return
+    say(f"league created in {folder}: {names}; {league.settings['games']} games per pair; seed {seed}")
+
+
+@league_group.command("add")
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.argument("spec")
+@click.option("--name", default=None, help="The entrant's name (default: the strategy's own).")
+@click.option("--json", "as_json", is_flag=True, help="Say what was done as one JSON object.")
+def add_command(folder: str, spec: str, name: str | None, as_json: bool) -> None:
+    """Register SPEC (a file, a module, a built-in or a cmd: program) in the league."""
+    from arena.leagues import LeagueError
+
+    league = _open(folder)
+    try:
+        entry, new = league.add(spec, name)
+    except LeagueError as exc:
+        fail(str(exc), 1)
+    if as_json:
+        echo_json({"name": entry.name, "version": entry.version, "added": new})
+        return
+    if new:
+        say(f"added {entry.name} version {entry.version}")
+    else:
+        say(f"{entry.name} version {entry.version} already has this content: nothing added")
+
+
+@league_group.command("run")
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.option(
+    "--workers", type=click.IntRange(1), default=1, show_default=True, help="Processes that play games."
+)
+@click.option("--trusted", is_flag=True, help="Play entries in arena's processes, not isolated.")
+@click.option(
+    "--backend",
+    type=click.Choice(["local", "dask"]),
+    default="local",
+    show_default=True,
+    help="Where games are played: here, or on a Dask cluster.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Say what was done as one JSON object.")
+@click.option("--scheduler", default=None, help="The Dask scheduler's address (with --backend dask).")
+def run_command(
+    folder: str, workers: int, trusted: bool, backend: str, scheduler: str | None, as_json: bool
+) -> None:
+    """Play what is missing until every pair of active entries has its games."""
+    from arena.leagues import LeagueError
+
+    league = _open(folder)
+    try:
+        report = league.run(workers=workers, trusted=trusted, backend=backend, scheduler=scheduler)
+    except LeagueError as exc:
+        fail(str(exc), 1)
+    if as_json:
+        echo_json({"played": report.played, "faults": report.faults, "interrupted": report.interrupted})
+    else:
+        say(f"played {report.played:,} games ({report.faults:,} faults)")
+    if report.interrupted:
+        say("stopped: every game written so far is kept; run again to go on", err=True)
+        sys.exit(130)
+
+
+def _cell(value: float, fmt: str) -> str:
+    return "-" if isinstance(value, float) and math.isnan(value) else format(value, fmt)
+
+
+@league_group.command("table")
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="The standings as one JSON object.")
+def table_command(folder: str, as_json: bool) -> None:
+    """The standings over every game between active entries, with a crosstable."""
+    league = _open(folder)
+    if as_json:
+        echo_json(league.table_json())
+        return
+    table, cross, games = league.table(), league.crosstable(), league.table_json()["games"]
+    say(f"{games:,} games between active entries")
+    width = max([4, *(len(n) for n in table["name"])])
+    say(
+        f"{'#':>2}  {'name':<{width}}  {'v':>2}  {'rating':>7}  {'95% interval':>15}  "
+        f"{'games':>6}  {'score':>6}  {'faults':>6}"
+    )
+    for k, r in enumerate(table.itertuples(), 1):
+        interval = f"{_cell(r.rating_low, '+.0f')} to {_cell(r.rating_high, '+.0f')}"
+        say(
+            f"{k:>2}  {r.name:<{width}}  {r.version:>2}  {_cell(r.rating, '+7.0f')}  {interval:>15}  "
+            f"{r.games:>6}  {_cell(r.score, '6.3f')}  {r.faults:>6}"
+        )
+    if len(cross):
+        say("")
+        say("score of the row against the column")
+        say(" " * (width + 2) + "  ".join(f"{k:>5}" for k in range(1, len(cross) + 1)))
+        for k, (name, row) in enumerate(cross.iterrows(), 1):
+            say(f"{k:>2} {name:<{width}}" + "  ".join(f"{_cell(v, '5.2f'):>5}" for v in row))
+
+
+@league_group.command("games")
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="The rows as a JSON list of objects.")
+def games_command(folder: str, as_json: bool) -> None:
+    """Every stored game of active entries, in games.csv's format."""
+    import csv
+    import io
+
+    league = _open(folder)
+    if as_json:
+        echo_json(list(csv.DictReader(io.StringIO(league.games_csv()))))
+        return
+    click.echo(league.games_csv(), nl=False)
