@@ -172,3 +172,54 @@ def games_command(folder: str, as_json: bool) -> None:
         echo_json(list(csv.DictReader(io.StringIO(league.games_csv()))))
         return
     click.echo(league.games_csv(), nl=False)
+
+
+@league_group.command("export")
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.argument("out", type=click.Path(file_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="The files written, as one JSON object.")
+def export_command(folder: str, out: str, as_json: bool) -> None:
+    """Write the leaderboard's pages to OUT as a static site (OUT/index.html)."""
+    from pathlib import Path
+
+    from arena.leagues.web import export_site
+    from arena.storage.league_db import LeagueDatabaseError
+
+    try:
+        written = export_site(Path(folder), Path(out))
+    except (LeagueDatabaseError, OSError) as exc:
+        fail(str(exc), 1)
+    if as_json:
+        echo_json({"files": [str(p) for p in written]})
+    else:
+        say(f"wrote {len(written)} pages to {out}; open {Path(out) / 'index.html'}")
+
+
+@league_group.command("serve")
+@click.argument("folder", type=click.Path(file_okay=False))
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="The port.")
+@click.option("--json", "as_json", is_flag=True, help="Say the address as one JSON object.")
+def serve_command(folder: str, host: str, port: int, as_json: bool) -> None:
+    """Serve a read-only web leaderboard, live while `league run` plays."""
+    from pathlib import Path
+
+    from arena.leagues.web import make_server
+    from arena.storage.league_db import LeagueDatabaseError
+
+    try:
+        server = make_server(Path(folder), host, port)
+    except (LeagueDatabaseError, OSError) as exc:
+        fail(str(exc), 1)
+    address = f"http://{server.server_address[0]}:{server.server_address[1]}/"
+    if as_json:
+        echo_json({"url": address})
+    else:
+        say(f"serving {folder} at {address} (Ctrl-C stops)")
+    sys.stdout.flush()
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

@@ -1,0 +1,58 @@
+"""``league serve`` and ``league export``: the pages of :mod:`arena.leagues.pages`, live or
+as a static site.  The server opens the database read-only for each request."""
+
+from __future__ import annotations
+
+import re
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from arena.leagues.pages import all_pages, entry_page, index_page, standings_json
+from arena.storage import league_db
+
+_ENTRY = re.compile(r"^/entry-(\d{1,18})\.html$")
+
+
+def export_site(folder: Path, out: Path) -> list[Path]:
+    """Write every page to ``out`` (made if missing); the files written."""
+    connection = league_db.open_league(folder, read_only=True)
+    try:
+        pages = all_pages(connection)
+    finally:
+        connection.close()
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, text in pages.items():
+        (out / name).write_text(text, encoding="utf-8")
+        written.append(out / name)
+    return written
+
+
+def make_server(folder: Path, host: str, port: int) -> ThreadingHTTPServer:
+    league_db.open_league(folder, read_only=True).close()  # refuse a bad folder before serving
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            path = self.path.split("?", 1)[0]
+            connection = league_db.open_league(folder, read_only=True)
+            try:
+                kind, body = "text/html; charset=utf-8", None
+                if path in ("/", "/index.html"):
+                    body = index_page(connection, live=True)
+                elif path == "/standings.json":
+                    kind, body = "application/json", standings_json(connection)
+                elif match := _ENTRY.match(path):
+                    body = entry_page(connection, int(match.group(1)))
+            finally:
+                connection.close()
+            data = (body or "not found").encode()
+            self.send_response(200 if body is not None else 404)
+            self.send_header("Content-Type", kind if body is not None else "text/plain")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    return ThreadingHTTPServer((host, port), Handler)
