@@ -138,7 +138,7 @@ def table_command(folder: str, as_json: bool) -> None:
     if as_json:
         echo_json(league.table_json())
         return
-    table, cross, games = league.table(), league.crosstable(), league.table_json()["games"]
+    table, cross, games = league.standings()
     say(f"{games:,} games between active entries")
     width = max([4, *(len(n) for n in table["name"])])
     say(

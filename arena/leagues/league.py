@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
@@ -11,7 +10,7 @@ import pandas as pd
 from arena.engine import load_ruleset
 from arena.leagues.entries import Entry, EntryRefused, active_entries, add_entry
 from arena.leagues.play import LeagueBusy, RunReport, play_league
-from arena.leagues.standings import games_csv, standings
+from arena.leagues.standings import games_csv, standings, standings_object
 from arena.storage import league_db
 from arena.tournament.spec import DEFAULT_GAMES
 
@@ -94,22 +93,19 @@ class League:
         except (LeagueBusy, StrategyError) as exc:
             raise LeagueError(str(exc)) from None
 
+    def standings(self) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+        """(the table, best first; the crosstable; the games they count), from one fit."""
+        return standings(self.connection)
+
     def table(self) -> pd.DataFrame:
-        return standings(self.connection)[0]
+        return self.standings()[0]
 
     def crosstable(self) -> pd.DataFrame:
-        return standings(self.connection)[1]
+        return self.standings()[1]
 
     def table_json(self) -> dict[str, Any]:
-        table, _, games = standings(self.connection)
-
-        def plain(value: Any) -> Any:
-            if isinstance(value, float) and math.isnan(value):
-                return None
-            return value.item() if hasattr(value, "item") else value
-
-        entries = [{k: plain(v) for k, v in row.items()} for row in table.to_dict("records")]
-        return {"games": games, "entries": entries}
+        table, _, games = self.standings()
+        return standings_object(table, games)
 
     def games_csv(self) -> str:
         return games_csv(self.connection)

@@ -11,7 +11,7 @@ import json
 import math
 import sqlite3
 
-from arena.leagues.standings import standings
+from arena.leagues.standings import standings, standings_object
 
 _STYLE = """body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}
 td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}td.name{text-align:left}"""
@@ -117,11 +117,4 @@ def all_pages(connection: sqlite3.Connection) -> dict[str, str]:
 
 def standings_json(connection: sqlite3.Connection) -> str:
     table, _, games = standings(connection)
-    entries = [
-        {
-            k: (None if isinstance(v, float) and math.isnan(v) else (v.item() if hasattr(v, "item") else v))
-            for k, v in r.items()
-        }
-        for r in table.to_dict("records")
-    ]
-    return json.dumps({"games": games, "entries": entries})
+    return json.dumps(standings_object(table, games))

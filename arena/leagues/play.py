@@ -11,6 +11,7 @@ the database is the journal (:mod:`arena.storage.league_db`).
 from __future__ import annotations
 
 import csv
+import dataclasses
 import fcntl
 import io
 import json
@@ -30,6 +31,7 @@ from arena.sandbox import SeatPlace, load_player
 from arena.storage.league_db import PRIVATE_FOLDER
 from arena.tournament.interrupts import stop_signals
 from arena.tournament.results import BatchResult
+from arena.tournament.rows import HEADER
 from arena.tournament.runner import batch_results
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
@@ -118,9 +120,7 @@ def _plan_spec(entries: Sequence[Entry], settings: dict, trusted: bool) -> Tourn
         load_player(e.play_spec, isolate=not trusted, limits=None, move_timeout=DEFAULT_MOVE_TIMEOUT)
         for e in entries
     ]
-    from dataclasses import replace
-
-    players = [replace(p, label=e.name) for p, e in zip(players, entries, strict=True)]
+    players = [dataclasses.replace(p, label=e.name) for p, e in zip(players, entries, strict=True)]
     return TournamentSpec(
         rulesets=tuple(Ruleset(**r) for r in settings["rulesets"]),
         players=tuple(players),
@@ -149,11 +149,12 @@ def _play(
     for plan_id, players in plans:
         entries = [by_id[i] for i in players]
         spec = _plan_spec(entries, settings, trusted)
-        total = len(Schedule(spec))
+        schedule = Schedule(spec)
+        total = len(schedule)
         with connection:
             connection.execute("UPDATE plans SET total = ? WHERE id = ?", (total, plan_id))
         start = connection.execute("SELECT next_game FROM plans WHERE id = ?", (plan_id,)).fetchone()[0]
-        specs.append((plan_id, entries, spec, start, total))
+        specs.append((plan_id, entries, spec, schedule, start, total))
     remaining = sum(total - start for *_, start, total in specs)
     bar = tqdm(
         total=remaining,
@@ -166,7 +167,7 @@ def _play(
     interrupted = False
     try:
         with stop_signals():
-            for plan_id, entries, spec, start, total in specs:
+            for plan_id, entries, spec, schedule, start, total in specs:
                 if start >= total:
                     continue
                 place = seat_place(folder, connection, entries)
@@ -174,7 +175,7 @@ def _play(
                     spec, start, total, workers, backend=backend, scheduler=scheduler, place=place
                 ) as results:
                     for result in results:
-                        _store(connection, plan_id, entries, spec, result)
+                        _store(connection, plan_id, entries, spec, schedule, result)
                         played += result.stop - result.start
                         faults += result.faults
                         bar.update(result.stop - result.start)
@@ -203,9 +204,7 @@ def replay_command(
 ) -> str:
     isolate = " --isolate" if spec.isolated else ""
     players = " ".join(f"-p {shlex.quote(entries[i].play_spec)}" for i in seats)
-    rules = next(r for r in spec.rulesets if r.name == ruleset)
-    rules_arg = rules.name
-    return f"arena play --rules {shlex.quote(rules_arg)}{isolate} {players} --seed {seed}"
+    return f"arena play --rules {shlex.quote(ruleset)}{isolate} {players} --seed {seed}"
 
 
 def _store(
@@ -213,19 +212,12 @@ def _store(
     plan_id: int,
     entries: Sequence[Entry],
     spec: TournamentSpec,
+    schedule: Schedule,
     result: BatchResult,
 ) -> None:
     """One batch in one transaction, with the plan's next game."""
     index_of = {e.name: k for k, e in enumerate(entries)}
-    schedule = Schedule(spec)
-    rows = list(
-        csv.DictReader(
-            io.StringIO(
-                "ruleset,game,deal,seed,seat,player,score,rank,win,turns,farkles,status,reason\n"
-                + result.rows
-            )
-        )
-    )
+    rows = list(csv.DictReader(io.StringIO(HEADER + result.rows)))
     by_game: dict[int, list[dict[str, str]]] = {}
     for row in rows:
         by_game.setdefault(int(row["game"]), []).append(row)

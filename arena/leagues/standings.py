@@ -42,6 +42,21 @@ def games_csv(connection: sqlite3.Connection) -> str:
     return "".join(lines)
 
 
+def standings_object(table: pd.DataFrame, games: int) -> dict[str, Any]:
+    """The standings as ``table --json`` prints them: ``games`` and ``entries``, best first,
+    with no NaN (JSON has none: a missing rating is null)."""
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, float) and math.isnan(value):
+            return None
+        return value.item() if hasattr(value, "item") else value
+
+    return {
+        "games": games,
+        "entries": [{k: plain(v) for k, v in r.items()} for r in table.to_dict("records")],
+    }
+
+
 def standings(connection: sqlite3.Connection) -> tuple[pd.DataFrame, pd.DataFrame, int]:
     """(the table, best first; the crosstable of score shares, row against column; games)."""
     active = connection.execute(
