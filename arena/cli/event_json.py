@@ -4,19 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.engine import Ruleset
 from arena.engine import events as ev
+from arena.engine.events import event_type
 from arena.engine.scoring import explain
 from arena.players.text import json_visible
-
-
-def event_type(event: object) -> str:
-    """``TurnStarted`` -> ``turn_started``: the event's class in the style of JSON keys."""
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", type(event).__name__).lower()
 
 
 class EventLines:

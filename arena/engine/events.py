@@ -6,6 +6,7 @@ happens, so a game can be shown turn by turn or logged.  Without a callback noth
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 
@@ -118,3 +119,8 @@ Event = (
     | PlayoffStarted
     | GameOver
 )
+
+
+def event_type(event: object) -> str:
+    """``TurnStarted`` -> ``turn_started``: the event's class in the style of JSON keys."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", type(event).__name__).lower()

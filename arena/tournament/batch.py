@@ -40,8 +40,9 @@ from arena.engine import Ruleset
 from arena.players import PlayerFault, play_match
 from arena.players.match import CREATE, GAME, NO_ARGUMENT, Guard, ReportedFailure
 from arena.sandbox import NOWHERE, SeatPlace, SeatPool
+from arena.tournament.event_records import record_json
 from arena.tournament.interrupts import signals_held
-from arena.tournament.results import BatchResult, FaultDetail
+from arena.tournament.results import BatchResult, FaultDetail, GameRecord
 from arena.tournament.rows import csv_field, game_rows
 from arena.tournament.schedule import Schedule
 from arena.tournament.spec import TournamentSpec
@@ -227,6 +228,7 @@ class BatchPlayer:
         parts: list[str] = []
         shares: list[tuple[float, ...]] = []
         details: list[FaultDetail] = []  # one per fault of the piece
+        records: list[GameRecord] = []
         piece_start = emit_from
         for game in range(first, stop):
             if game in compiled:
@@ -237,17 +239,25 @@ class BatchPlayer:
                 played = self._play_game(game, emit_from, careful, on_changed_rules, guard, pool)
                 if played is None:
                     continue
-                text, share, faults = played
+                text, share, faults, record = played
                 details.extend(faults)
+                if record is not None:
+                    records.append(record)
             parts.append(text)
             shares.append(share)
             if (every is not None and game + 1 - piece_start >= every) or game + 1 == stop:
                 send(
                     BatchResult(
-                        piece_start, game + 1, "".join(parts), len(details), tuple(shares), tuple(details)
+                        piece_start,
+                        game + 1,
+                        "".join(parts),
+                        len(details),
+                        tuple(shares),
+                        tuple(details),
+                        tuple(records),
                     )
                 )
-                parts, shares, details = [], [], []
+                parts, shares, details, records = [], [], [], []
                 piece_start = game + 1
 
     def _play_game(
@@ -258,9 +268,10 @@ class BatchPlayer:
         on_changed_rules: Callable[[int], None] | None,
         guard: Guard,
         pool: SeatPool | None,
-    ) -> tuple[str, tuple[float, ...], list[FaultDetail]] | None:
-        """Play ``game`` in Python: its rows, win shares and faults (in the order they
-        happened); None for a game before ``emit_from`` (played only for the state it leaves)."""
+    ) -> tuple[str, tuple[float, ...], list[FaultDetail], GameRecord | None] | None:
+        """Play ``game`` in Python: its rows, win shares, faults (in the order they happened)
+        and its record if the spec keeps it; None for a game before ``emit_from`` (played only
+        for the state it leaves)."""
         spec = self.spec
         guard.board[GAME] = game
         slot = self.schedule.slot(game)
@@ -283,8 +294,24 @@ class BatchPlayer:
                     seated.append(guard.call(seat, CREATE, spec.players[player].create, NO_ARGUMENT, None))
             except PlayerFault as fault:
                 seated.append(fault)  # out of the game from the start
+        # Every game's events are gathered when records are kept: a game with a fault is kept
+        # whatever its deal, and a fault is known only once the game is over.
+        happened: list | None = [] if spec.record_deals and game >= emit_from else None
+        on_fault = faults.append
+        if happened is not None:
+
+            def on_fault(fault: PlayerFault) -> None:
+                faults.append(fault)
+                happened.append(fault)
+
         result = play_match(
-            rules, seated, slot.seed, max_rounds=spec.max_rounds, guard=guard, on_fault=faults.append
+            rules,
+            seated,
+            slot.seed,
+            on_event=None if happened is None else happened.append,
+            max_rounds=spec.max_rounds,
+            guard=guard,
+            on_fault=on_fault,
         )
         guard.watch = None
         del seated
@@ -302,7 +329,10 @@ class BatchPlayer:
         ]
         statuses = {f.seat: (f.status, f.reason) for f in faults}
         text = game_rows(ruleset, game, slot.deal, slot.seed, names, result, statuses)
-        return text, result.win_shares, details
+        record = None
+        if happened is not None and (faults or slot.deal < spec.record_deals):
+            record = GameRecord(game, record_json([spec.labels[i] for i in slot.seats], happened))
+        return text, result.win_shares, details, record
 
     def _seat_keys(self, first: int, stop: int) -> list[tuple[int, int]]:
         """The (isolated player, seat order) pairs of games first..stop-1, in order of first use:

@@ -23,6 +23,16 @@ class FaultDetail:
 
 
 @dataclass(frozen=True)
+class GameRecord:
+    """One game's events as JSON text: an object with ``players`` (labels by seat) and
+    ``events``, each ``{"type": "rolled", "seat": 0, "dice": [...]}`` and so on, with a
+    ``{"type": "fault", "seat", "status", "reason"}`` where a seat broke the game."""
+
+    game: int
+    events: str
+
+
+@dataclass(frozen=True)
 class BatchResult:
     start: int
     stop: int
@@ -30,3 +40,4 @@ class BatchResult:
     faults: int
     shares: tuple[tuple[float, ...], ...]  # per game, each seat's win share
     fault_details: tuple[FaultDetail, ...] = ()  # one per fault, in game order
+    records: tuple[GameRecord, ...] = ()  # whole games, when the spec asks (record_deals)

@@ -84,6 +84,11 @@ class TournamentSpec:
     #: (:mod:`arena.compiled`).  How games are played, not which: the rows are the same either
     #: way, so this is not part of the identity and a run may be resumed with or without it.
     compiled: bool = field(default=False, compare=False)
+    #: Keep the whole record (:mod:`arena.tournament.event_records`) of every game of the deals
+    #: below this number, in every seat order, and of every game with a fault; 0 keeps none.
+    #: Games the compiled kernel plays have no record.  What is kept, not what is played: not
+    #: part of the identity either.
+    record_deals: int = field(default=0, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "players", unique_labels(tuple(self.players)))
