@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 #: The schema this arena writes.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DATABASE_NAME = "league.sqlite"
 #: The folder of a league that holds its database and its seats' logs: hidden from every seat.
 PRIVATE_FOLDER = "data"
@@ -83,6 +83,17 @@ CREATE TABLE faults (
 CREATE INDEX seats_by_entry ON seats (entry);
 """
 
+#: What brings a league of schema ``n`` to ``n + 1``; a new league gets them all.
+_UPGRADES: dict[int, str] = {
+    # 2: whole games for the game viewer (arena.tournament.event_records), a JSON text each.
+    1: """
+CREATE TABLE records (
+    game INTEGER PRIMARY KEY REFERENCES games(id),
+    events TEXT NOT NULL
+);
+""",
+}
+
 
 class LeagueDatabaseError(Exception):
     """A league folder that can't be opened; the message is one line."""
@@ -107,8 +118,9 @@ def create(folder: Path, settings: dict[str, Any]) -> sqlite3.Connection:
         connection.executescript(_SCHEMA)
         connection.executemany(
             "INSERT INTO meta VALUES (?, ?)",
-            [("schema_version", str(SCHEMA_VERSION)), ("settings", json.dumps(settings, sort_keys=True))],
+            [("schema_version", "1"), ("settings", json.dumps(settings, sort_keys=True))],
         )
+    _upgrade(connection, 1)
     return connection
 
 
@@ -124,10 +136,9 @@ def open_league(folder: Path, *, read_only: bool = False) -> sqlite3.Connection:
             connection.row_factory = sqlite3.Row
         else:
             connection = _connect(path)
-        row = connection.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-    except sqlite3.Error as exc:
+        version = _version(connection)
+    except (sqlite3.Error, ValueError) as exc:
         raise LeagueDatabaseError(f"{path} is not a league database this arena can read: {exc}") from None
-    version = int(row[0]) if row else 0
     if version > SCHEMA_VERSION:
         raise LeagueDatabaseError(
             f"{path} was written by a newer arena (schema {version}; this one reads up to "
@@ -135,7 +146,40 @@ def open_league(folder: Path, *, read_only: bool = False) -> sqlite3.Connection:
         )
     if version < 1:
         raise LeagueDatabaseError(f"{path} is not a league database (no schema version)")
+    if version < SCHEMA_VERSION:
+        # An older league is upgraded in place, once, even by a reader (the web pages).
+        writer = connection if not read_only else _connect(path)
+        try:
+            _upgrade(writer, version)
+        except sqlite3.Error as exc:
+            raise LeagueDatabaseError(
+                f"{path} has schema {version} and could not be upgraded to {SCHEMA_VERSION}: {exc}"
+            ) from None
+        finally:
+            if writer is not connection:
+                writer.close()
     return connection
+
+
+def _version(connection: sqlite3.Connection) -> int:
+    row = connection.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row else 0
+
+
+def _upgrade(connection: sqlite3.Connection, version: int) -> None:
+    """Bring the database from ``version`` to :data:`SCHEMA_VERSION`, one step per
+    transaction; a step another process took first is not taken twice."""
+    while version < SCHEMA_VERSION:
+        with connection:
+            connection.execute("BEGIN IMMEDIATE")  # one upgrader at a time
+            now = _version(connection)
+            if now == version:
+                for statement in _UPGRADES[version].split(";"):
+                    if statement.strip():
+                        connection.execute(statement)
+                now = version + 1
+                connection.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(now),))
+        version = now
 
 
 def settings(connection: sqlite3.Connection) -> dict[str, Any]:
