@@ -11,7 +11,8 @@ import json
 import math
 import sqlite3
 
-from arena.leagues.standings import standings, standings_object
+from arena.leagues.standings import standings, standings_object, version_ratings
+from arena.leagues.viewer import viewer_body
 
 _STYLE = """body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}
 td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}td.name{text-align:left}"""
@@ -31,6 +32,14 @@ def _number(value: float, fmt: str) -> str:
 
 def entry_page_name(entry_id: int) -> str:
     return f"entry-{entry_id}.html"
+
+
+def game_page_name(game_id: int) -> str:
+    return f"game-{game_id}.html"
+
+
+#: Recorded games listed on an entrant's page.
+LISTED_GAMES = 40
 
 
 def index_page(connection: sqlite3.Connection, *, live: bool = False) -> str:
@@ -69,40 +78,113 @@ def index_page(connection: sqlite3.Connection, *, live: bool = False) -> str:
 
 
 def entry_page(connection: sqlite3.Connection, entry_id: int) -> str | None:
-    """An entrant's versions, and the faults of its versions with their replay commands."""
+    """An entrant's versions with the rating of each (one fit over every stored game, so the
+    versions share a scale), the faults of its versions with their replay commands, and links
+    to its recorded games."""
     row = connection.execute("SELECT name FROM entries WHERE id = ?", (entry_id,)).fetchone()
     if row is None:
         return None
+    name = row["name"]
     versions = connection.execute(
         "SELECT e.id, e.version, e.spec, e.added, e.active, COUNT(s.game) AS games, "
         "COALESCE(AVG(s.win), 0) AS score FROM entries e LEFT JOIN seats s ON s.entry = e.id "
         "WHERE e.name = ? GROUP BY e.id ORDER BY e.version",
-        (row["name"],),
+        (name,),
     ).fetchall()
-    lines = [
-        f'<tr><td>{v["version"]}</td><td class="name">{html.escape(v["spec"])}</td>'
-        f"<td>{html.escape(v['added'])}</td>"
-        f"<td>{'active' if v['active'] else 'retired'}</td><td>{v['games']}</td>"
-        f"<td>{v['score']:.3f}</td></tr>"
-        for v in versions
-    ]
+    ratings = version_ratings(connection)
+    nan = (math.nan, math.nan, math.nan)
+    lines = []
+    for v in versions:
+        elo, low, high = ratings.get(v["id"], nan)
+        lines.append(
+            f'<tr class="version"><td>{v["version"]}</td><td class="name">{html.escape(v["spec"])}</td>'
+            f"<td>{html.escape(v['added'])}</td>"
+            f"<td>{'active' if v['active'] else 'retired'}</td><td>{v['games']}</td>"
+            f"<td>{v['score']:.3f}</td><td class=\"rating\">{_number(elo, '+.1f')}</td>"
+            f"<td>{_number(low, '+.1f')}</td><td>{_number(high, '+.1f')}</td></tr>"
+        )
     faults = connection.execute(
         "SELECT f.game, f.status, f.reason, f.replay FROM faults f JOIN entries e ON e.id = f.entry "
         "WHERE e.name = ? ORDER BY f.game LIMIT 50",
-        (row["name"],),
+        (name,),
     ).fetchall()
+    recorded = {r[0] for r in connection.execute("SELECT game FROM records")}
     fault_lines = [
-        f"<li>game {f['game']}: {html.escape(f['status'])}: {html.escape(f['reason'])}"
+        f"<li>{_game_link(f['game'], recorded)}: {html.escape(f['status'])}: {html.escape(f['reason'])}"
         f"<br><code>{html.escape(f['replay'])}</code></li>"
         for f in faults
     ]
+    games = connection.execute(
+        "SELECT r.game, g.ruleset, e2.name FROM records r JOIN games g ON g.id = r.game "
+        "JOIN seats s ON s.game = r.game JOIN entries e ON e.id = s.entry "
+        "JOIN seats s2 ON s2.game = r.game AND s2.seat != s.seat JOIN entries e2 ON e2.id = s2.entry "
+        "WHERE e.name = ? ORDER BY r.game LIMIT ?",
+        (name, LISTED_GAMES),
+    ).fetchall()
+    game_lines = [
+        f"<li>{_game_link(g[0], recorded)} ({html.escape(g[1])}) against {html.escape(g[2])}</li>"
+        for g in games
+    ]
     body = (
-        f'<p><a href="index.html">standings</a></p><h1>{html.escape(row["name"])}</h1>'
+        f'<p><a href="index.html">standings</a></p><h1>{html.escape(name)}</h1>'
+        "<h2>Versions</h2><p>Each version's rating is fitted over every stored game, retired "
+        "versions' too, so the versions are on one scale.</p>"
         '<table id="versions"><tr><th>version</th><th>spec</th><th>added</th><th>state</th>'
-        f"<th>games</th><th>score</th></tr>{''.join(lines)}</table>"
+        "<th>games</th><th>score</th><th>rating</th><th>95% low</th><th>95% high</th></tr>"
+        f"{''.join(lines)}</table>{_rating_chart([ratings.get(v['id'], nan) for v in versions])}"
         f'<h2>Faults</h2><ul id="faults">{"".join(fault_lines) or "<li>none</li>"}</ul>'
+        f'<h2>Recorded games</h2><ul id="games">{"".join(game_lines) or "<li>none yet</li>"}</ul>'
     )
-    return _page(row["name"], body, live=False)
+    return _page(name, body, live=False)
+
+
+def _game_link(game_id: int, recorded: set[int]) -> str:
+    if game_id in recorded:
+        return f'<a href="{game_page_name(game_id)}">game {game_id}</a>'
+    return f"game {game_id}"
+
+
+def _rating_chart(ratings: list[tuple[float, float, float]]) -> str:
+    """The rating over the versions as a small SVG: a point per version with its interval."""
+    points = [(k, r) for k, r in enumerate(ratings) if not math.isnan(r[0])]
+    if len(points) < 2:
+        return ""
+    low = min(r[1] for _, r in points)
+    high = max(r[2] for _, r in points)
+    span = (high - low) or 1.0
+    width, height, step = 60 * len(ratings), 160, 60
+
+    def y(value: float) -> float:
+        return 10 + (high - value) / span * (height - 20)
+
+    marks = []
+    for k, (elo, lo, hi) in points:
+        x = 30 + k * step
+        marks.append(
+            f'<line x1="{x}" x2="{x}" y1="{y(hi):.1f}" y2="{y(lo):.1f}" stroke="#888"/>'
+            f'<circle cx="{x}" cy="{y(elo):.1f}" r="4"/><text x="{x + 6}" y="{y(elo) - 6:.1f}" '
+            f'font-size="11">v{k + 1} {elo:+.0f}</text>'
+        )
+    line = " ".join(f"{30 + k * step},{y(r[0]):.1f}" for k, r in points)
+    return (
+        f'<svg id="rating-chart" width="{width}" height="{height}" role="img" '
+        f'aria-label="rating over versions"><polyline points="{line}" fill="none" stroke="#36c"/>'
+        f"{''.join(marks)}</svg>"
+    )
+
+
+def game_page(connection: sqlite3.Connection, game_id: int) -> str | None:
+    """The viewer for a recorded game; None if the game has no record."""
+    row = connection.execute(
+        "SELECT r.events, g.ruleset, g.seed FROM records r JOIN games g ON g.id = r.game WHERE r.game = ?",
+        (game_id,),
+    ).fetchone()
+    if row is None:
+        return None
+    record = json.loads(row["events"])
+    heading = f"Game {game_id}: {' against '.join(record['players'])} ({row['ruleset']}, seed {row['seed']})"
+    body = '<p><a href="index.html">standings</a></p>' + viewer_body(record, heading)
+    return _page(f"Game {game_id}", body, live=False)
 
 
 def all_pages(connection: sqlite3.Connection) -> dict[str, str]:
@@ -112,6 +194,10 @@ def all_pages(connection: sqlite3.Connection) -> dict[str, str]:
         page = entry_page(connection, entry_id)
         if page is not None:
             pages[entry_page_name(entry_id)] = page
+    for (game_id,) in connection.execute("SELECT game FROM records").fetchall():
+        page = game_page(connection, game_id)
+        if page is not None:
+            pages[game_page_name(game_id)] = page
     return pages
 
 

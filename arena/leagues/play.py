@@ -37,6 +37,9 @@ from arena.tournament.schedule import Schedule
 from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
 
 LOCK_NAME = "data/run.lock"
+#: Deals of each pair and ruleset kept whole for the game viewer (both seat orders of each);
+#: every game with a fault is kept too.
+RECORD_DEALS = 1
 
 
 class LeagueBusy(Exception):
@@ -128,6 +131,7 @@ def _plan_spec(entries: Sequence[Entry], settings: dict, trusted: bool) -> Tourn
         games=settings["games"],
         seed=settings["seed"],
         move_timeout=DEFAULT_MOVE_TIMEOUT,
+        record_deals=RECORD_DEALS,
     )
 
 
@@ -222,6 +226,7 @@ def _store(
     for row in rows:
         by_game.setdefault(int(row["game"]), []).append(row)
     details = {(d.game, d.seat): d for d in result.fault_details}
+    records = {r.game: r.events for r in result.records}
     with connection:
         for game, seats in by_game.items():
             slot = schedule.slot(game)
@@ -244,6 +249,8 @@ def _store(
             if cursor.rowcount == 0:
                 continue  # this pair's deal was stored by an earlier plan
             game_id = cursor.lastrowid
+            if game in records:
+                connection.execute("INSERT INTO records VALUES (?, ?)", (game_id, records[game]))
             for row in seats:
                 seat = int(row["seat"])
                 entry = entries[index_of[row["player"]]]

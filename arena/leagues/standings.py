@@ -22,6 +22,11 @@ ORDER BY g.id, s.seat
 """
 
 
+_ALL_GAMES = """
+SELECT g.id, s.entry, s.rank FROM games g JOIN seats s ON s.game = g.id ORDER BY g.id, s.seat
+"""
+
+
 def _games(connection: sqlite3.Connection) -> dict[int, list[sqlite3.Row]]:
     games: dict[int, list[sqlite3.Row]] = {}
     for row in connection.execute(_ACTIVE_GAMES):
@@ -40,6 +45,21 @@ def games_csv(connection: sqlite3.Connection) -> str:
                 f"{win_text(r[8])},{r[9]},{r[10]},{r[11]},{csv_field(r[12])}\n"
             )
     return "".join(lines)
+
+
+def version_ratings(connection: sqlite3.Connection) -> dict[int, tuple[float, float, float]]:
+    """Every version's rating with its 95% interval, by entry id: one Plackett-Luce fit over
+    every stored game, retired versions' too, so that an entrant's versions are rated on one
+    scale.  (The standings fit only the active entries' games, so their numbers differ.)"""
+    seated: dict[int, list[tuple[str, int]]] = {}
+    for game, entry, rank in connection.execute(_ALL_GAMES):
+        seated.setdefault(game, []).append((str(entry), rank))
+    orders: dict[Order, int] = {}
+    for seats in seated.values():
+        order = finishing_order([s[0] for s in seats], [s[1] for s in seats])
+        orders[order] = orders.get(order, 0) + 1
+    ratings = plackett_luce_elo(orders) if orders else {}
+    return {int(entry): value for entry, value in ratings.items()}
 
 
 def standings_object(table: pd.DataFrame, games: int) -> dict[str, Any]:

@@ -7,10 +7,11 @@ import re
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from arena.leagues.pages import all_pages, entry_page, index_page, standings_json
+from arena.leagues.pages import all_pages, entry_page, game_page, index_page, standings_json
 from arena.storage import league_db
 
 _ENTRY = re.compile(r"^/entry-(\d{1,18})\.html$")
+_GAME = re.compile(r"^/game-(\d{1,18})\.html$")
 
 
 def export_site(folder: Path, out: Path) -> list[Path]:
@@ -43,6 +44,8 @@ def make_server(folder: Path, host: str, port: int) -> ThreadingHTTPServer:
                     kind, body = "application/json", standings_json(connection)
                 elif match := _ENTRY.match(path):
                     body = entry_page(connection, int(match.group(1)))
+                elif match := _GAME.match(path):
+                    body = game_page(connection, int(match.group(1)))
             finally:
                 connection.close()
             data = (body or "not found").encode()
