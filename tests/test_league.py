@@ -157,6 +157,20 @@ def test_a_league_of_six_survives_a_sigkill_and_rates_every_pair_in_full(tmp_pat
     with sqlite3.connect(db) as c:
         replay = c.execute("SELECT replay FROM faults LIMIT 1").fetchone()[0]
     assert replay.startswith("arena play --rules standard --isolate") and "--seed" in replay
+    # Whole games for the viewer: the first deal of every pair in both seat orders, and every
+    # game with a fault, its fault in the record where it happened.
+    with sqlite3.connect(db) as c:
+        recorded = dict(c.execute("SELECT game, events FROM records"))
+        first_deals = c.execute("SELECT id FROM games WHERE deal = 0").fetchall()
+        faulted = {g for (g,) in c.execute("SELECT DISTINCT game FROM faults")}
+        kept_later = c.execute("SELECT r.game FROM records r JOIN games g ON g.id = r.game WHERE g.deal > 0")
+        later = {g for (g,) in kept_later}
+    assert {g for (g,) in first_deals} <= set(recorded) and len(first_deals) == 2 * 15
+    assert faulted and faulted <= set(recorded)
+    assert later <= faulted  # no other game is kept
+    for game in faulted:
+        events = json.loads(recorded[game])["events"]
+        assert any(e["type"] == "fault" for e in events) and events[-1]["type"] == "game_over"
     # Nothing left to play: a third run plays nothing.
     assert "played 0 games" in arena("league", "run", str(folder)).stdout
 
