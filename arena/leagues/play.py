@@ -174,7 +174,7 @@ def _play(
             for plan_id, entries, spec, schedule, start, total in specs:
                 if start >= total:
                     continue
-                place = seat_place(folder, connection, entries)
+                place = seat_place(folder, connection)
                 with batch_results(
                     spec, start, total, workers, backend=backend, scheduler=scheduler, place=place
                 ) as results:
@@ -192,15 +192,15 @@ def _play(
     return RunReport(played, faults, interrupted)
 
 
-def seat_place(folder: Path, connection: sqlite3.Connection, playing: Sequence[Entry]) -> SeatPlace:
-    """Seats log to ``data/seat-logs`` and can't see the database, nor the stored code of any
-    entry that is not playing in this plan."""
-    mine = {e.id for e in playing}
-    hidden = [(folder / PRIVATE_FOLDER).resolve()]
-    for row in connection.execute("SELECT id, play_spec FROM entries WHERE kind = 'file'"):
-        if row["id"] not in mine:
-            hidden.append(Path(row["play_spec"].split(".py", 1)[0] + ".py").resolve().parent)
-    return SeatPlace(folder / PRIVATE_FOLDER / "seat-logs", tuple(dict.fromkeys(hidden)))
+def seat_place(folder: Path, connection: sqlite3.Connection) -> SeatPlace:
+    """Seats log to ``data/seat-logs`` and can't see the database, nor any entry's stored code
+    but their own."""
+    stored = [
+        Path(row["play_spec"].split(".py", 1)[0] + ".py").resolve().parent
+        for row in connection.execute("SELECT play_spec FROM entries WHERE kind = 'file'")
+    ]
+    private = folder / PRIVATE_FOLDER
+    return SeatPlace(private / "seat-logs", (private.resolve(),), apart=tuple(dict.fromkeys(stored)))
 
 
 def replay_command(

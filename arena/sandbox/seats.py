@@ -76,11 +76,13 @@ def seat_argv(text: str) -> list[str]:
 class SeatPlace:
     """Where seat processes write their stderr (a log per player in ``log_folder``; this
     process's stderr with ``to_stderr``, for ``arena play``; else nowhere), and what they must
-    not see (the run folder)."""
+    not see: ``hidden`` from every seat (the run folder), and each folder of ``apart`` from
+    every seat whose own files are not in it (a league's stored entries, one folder each)."""
 
     log_folder: Path | None = None
     hidden: tuple[Path, ...] = ()
     to_stderr: bool = False
+    apart: tuple[Path, ...] = ()
 
 
 #: Seats that log nowhere and have nothing hidden (the Python API without a run folder).
@@ -275,7 +277,9 @@ class SeatPool:
     def _process(self, index: int) -> SeatProcess:
         """A started seat process for player ``index`` (not yet greeted)."""
         player = self.players[index]
-        process = new_seat_process(player.text, self.limits, self.place.hidden, log=lambda: self._log(index))
+        process = new_seat_process(
+            player.text, self.limits, self.place.hidden, apart=self.place.apart, log=lambda: self._log(index)
+        )
         process.start()
         return process
 
@@ -302,14 +306,19 @@ def new_seat_process(
     limits: SeatLimits,
     hidden: Sequence[Path] = (),
     *,
+    apart: Sequence[Path] = (),
     log: Callable[[], BinaryIO | None] | None = None,
 ) -> SeatProcess:
     """A seat process (not started) for the player spec ``text``, in a root of its own that
-    holds the runtime and the entry's own files (:mod:`arena.sandbox.exposure`)."""
+    holds the runtime and the entry's own files (:mod:`arena.sandbox.exposure`).  Besides
+    ``hidden``, it is kept from each folder of ``apart`` that holds none of its own files, so
+    where no root of its own can be made, the walls that remain still keep entries apart."""
     argv = seat_argv(text)
     cwd = Path.cwd()
     seen = exposure.seat_paths(argv, text, command=is_command(text), cwd=cwd, hidden=hidden)
-    return SeatProcess(argv, limits, log=log, hidden=hidden, cwd=str(cwd), exposed=seen)
+    others = [f for f in map(Path, apart) if not any(p == f or f in p.parents for p in seen)]
+    covered = tuple(dict.fromkeys([*hidden, *others]))
+    return SeatProcess(argv, limits, log=log, hidden=covered, cwd=str(cwd), exposed=seen)
 
 
 def handshake(process: SeatProcess, move_timeout: float | None, random_seed: int) -> dict[str, Any]:

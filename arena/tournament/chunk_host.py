@@ -57,6 +57,7 @@ class HostSetup:
     hidden: tuple[Path, ...]  # folders no seat may see (the run folder, if this machine has it)
     logs: bool  # bring isolated players' stderr back with each chunk
     cwd: str  # the organiser's working directory: the seats' too, where this machine has it
+    apart: tuple[Path, ...] = ()  # folders each seat sees only if its own files are there
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,9 @@ class _Host:
         private: Path | None = None
         try:
             private = Path(tempfile.mkdtemp(prefix="arena-host-"))
-            place = SeatPlace(private / "seat-logs" if setup.logs else None, (*setup.hidden, private))
+            place = SeatPlace(
+                private / "seat-logs" if setup.logs else None, (*setup.hidden, private), apart=setup.apart
+            )
             self._send(("ready", None))
             while True:
                 try:

@@ -104,7 +104,12 @@ def dask_batch_results(
         where = f"the Dask scheduler at {scheduler}" if scheduler else "a local Dask cluster"
         raise DaskBackendError(f"cannot reach {where}: {' '.join(str(exc).split())}") from None
     setup = HostSetup(
-        portable_spec(spec), batch_size, tuple(place.hidden), place.log_folder is not None, os.getcwd()
+        portable_spec(spec),
+        batch_size,
+        tuple(place.hidden),
+        place.log_folder is not None,
+        os.getcwd(),
+        tuple(place.apart),
     )
     # One name per run: its hosts are its own, even beside another run of the same spec.
     run = hashlib.sha256(f"{spec.fingerprint()}:{secrets.token_hex(8)}".encode()).hexdigest()[:20]
