@@ -91,7 +91,8 @@ def add_entry(
     else:
         kind = "module-or-built-in"
         sha = hashlib.sha256(text.encode()).hexdigest()
-    store = Path(folder) / ENTRIES_FOLDER / sha[:16]
+    # Absolute: a later run may start in another folder (a Dask worker needs the same path).
+    store = Path(folder).resolve() / ENTRIES_FOLDER / sha[:16]
     play_spec = text
     if file_part is not None and source is not None:
         store.mkdir(parents=True, exist_ok=True)
