@@ -584,3 +584,39 @@ def test_a_chunk_process_that_dies_outside_any_call_stops_the_run_with_the_local
     assert (remote.error or "").startswith("the process playing game 2 exited with status 9 outside any")
     assert remote.games_written == 2  # the games sent before it are kept
     assert (tmp_path / "dask" / "games.csv").read_bytes() == (tmp_path / "local" / "games.csv").read_bytes()
+
+
+def test_a_league_on_dask_stores_the_games_and_records_it_stores_locally(cluster, tmp_path: Path) -> None:
+    """The database stays here; the games, isolated, run on the workers, byte for byte as here."""
+    from arena.leagues import League
+
+    local_cluster, _ = cluster
+    stored = {}
+    for where in ("local", "dask"):
+        league = League.create(tmp_path / where, rules=("standard", "classic"), games=4, seed=5)
+        for entry in ("greedy", str(REPO / "strategies" / "bank_at_500.py"), "random"):
+            league.add(entry)
+        options = {"backend": "dask", "scheduler": local_cluster.scheduler_address} if where == "dask" else {}
+        assert league.run(progress=False, **options).played == 24
+        records = league.connection.execute("SELECT game, events FROM records ORDER BY game").fetchall()
+        stored[where] = (league.games_csv(), [tuple(r) for r in records], league.table_json())
+        league.close()
+    assert stored["dask"] == stored["local"]
+    assert len(stored["local"][1]) == 12  # the first deal of each pair and ruleset, both seat orders
+
+
+def test_a_league_whose_scheduler_is_unreachable_says_so_in_one_line(tmp_path: Path) -> None:
+    from arena.leagues import League
+
+    league = League.create(tmp_path / "a", games=2)
+    league.add("greedy")
+    league.add("random")
+    league.close()
+    code, _, err = cli_run("league", "run", str(tmp_path / "a"), "--scheduler", "tcp://127.0.0.1:9")
+    assert code == 2 and err.strip() == "arena: error: --scheduler goes with --backend dask"
+    code, _, err = cli_run(
+        "league", "run", str(tmp_path / "a"), "--backend", "dask", "--scheduler", "tcp://127.0.0.1:9"
+    )
+    assert code == 1 and len(err.strip().splitlines()) == 1
+    assert err.startswith("arena: error: cannot reach the Dask scheduler at tcp://127.0.0.1:9")
+    assert League(tmp_path / "a").table_json()["games"] == 0  # nothing stored, nothing lost

@@ -216,3 +216,86 @@ def test_a_new_entry_plays_only_its_own_games(tmp_path: Path) -> None:
     after = league.games_csv()
     assert after.startswith(before)  # the old games stay, byte for byte
     assert league.table_json()["games"] == 12
+
+
+def test_a_league_made_from_a_relative_path_plays_from_any_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "here").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    bot = tmp_path / "here" / "bot.py"
+    bot.write_text(BANKER.replace("BANK_AT", "350"))
+    monkeypatch.chdir(tmp_path / "here")
+    league = League.create("contest", games=2)
+    league.add("bot.py")
+    league.add("greedy")
+    league.close()
+    monkeypatch.chdir(tmp_path / "elsewhere")  # the organiser runs it from somewhere else
+    again = League(tmp_path / "here" / "contest")
+    assert again.run(progress=False).played == 2 and again.run(progress=False).played == 0
+
+
+SPY = """# the spy
+import glob
+import os
+
+LEAGUE = LEAGUE_FOLDER
+
+
+class Spy:
+    \"\"\"Tells, in the reason of the fault it raises, the first line of each stored entry it
+    could read.\"\"\"
+
+    name = "spy"
+
+    def decide(self, view):
+        found = []
+        for path in sorted(glob.glob(os.path.join(LEAGUE, "entries", "*", "*.py"))):
+            try:
+                with open(path) as f:
+                    found.append(f.readline().strip())
+            except OSError:
+                pass
+        raise RuntimeError("read: " + ",".join(found))
+"""
+
+
+def test_an_isolated_entry_reads_no_stored_entry_but_its_own(tmp_path: Path) -> None:
+    folder = tmp_path / "contest"
+    league = League.create(folder, games=2)
+    banker = tmp_path / "banker.py"
+    banker.write_text("# the banker" + BANKER.replace("BANK_AT", "300"))
+    spy = tmp_path / "spy.py"
+    spy.write_text(SPY.replace("LEAGUE_FOLDER", repr(str(folder.resolve()))))
+    league.add(str(banker))
+    league.add(str(spy))
+    assert league.run(progress=False).played == 2
+    with sqlite3.connect(league_db.database_path(folder)) as c:
+        reasons = {r[0] for r in c.execute("SELECT reason FROM faults")}
+    assert len(reasons) == 1
+    seen = reasons.pop()
+    # Its own copy at most (its seat may see it under another path); never the banker's.
+    assert seen.startswith("RuntimeError: read:") and "banker" not in seen, seen
+    league.close()
+    # The probe works: played in arena's process (--trusted), it reads both stored entries.
+    trusted = League.create(tmp_path / "open", games=2)
+    trusted.add(str(banker))
+    trusted.add(str(spy))
+    assert trusted.run(trusted=True, progress=False).played == 2
+    with sqlite3.connect(league_db.database_path(tmp_path / "open")) as c:
+        (open_reason,) = {r[0] for r in c.execute("SELECT reason FROM faults")}
+    assert "# the banker" in open_reason and "# the spy" in open_reason
+
+
+def test_a_seat_is_kept_from_every_entry_folder_but_its_own(tmp_path: Path) -> None:
+    from arena.sandbox import SeatLimits
+    from arena.sandbox.seats import new_seat_process
+
+    folders = [tmp_path / name for name in ("mine", "theirs", "third")]
+    for folder in folders:
+        folder.mkdir()
+        (folder / "bot.py").write_text(BANKER.replace("BANK_AT", "300"))
+    process = new_seat_process(
+        f"{folders[0] / 'bot.py'}:Banker", SeatLimits(), hidden=(tmp_path / "run",), apart=tuple(folders)
+    )
+    assert process.hidden == (tmp_path / "run", folders[1], folders[2])

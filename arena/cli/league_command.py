@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import sys
 
 import click
 
 from arena.cli.output import echo_json, fail, say
+from arena.tournament.dask_backend import INSTALL_HINT
 
 
 def _open(folder: str):
@@ -111,6 +113,10 @@ def run_command(
     """Play what is missing until every pair of active entries has its games."""
     from arena.leagues import LeagueError
 
+    if scheduler is not None and backend != "dask":
+        fail("--scheduler goes with --backend dask")
+    if backend == "dask" and importlib.util.find_spec("distributed") is None:
+        fail(INSTALL_HINT)
     league = _open(folder)
     try:
         report = league.run(workers=workers, trusted=trusted, backend=backend, scheduler=scheduler)
@@ -126,7 +132,11 @@ def run_command(
 
 
 def _cell(value: float, fmt: str) -> str:
-    return "-" if isinstance(value, float) and math.isnan(value) else format(value, fmt)
+    """``value`` in ``fmt``, or a dash as wide (right-aligned) where it is missing."""
+    if isinstance(value, float) and math.isnan(value):
+        width = "".join(c for c in fmt.split(".")[0] if c.isdigit())
+        return "-".rjust(int(width or 1))
+    return format(value, fmt)
 
 
 @league_group.command("table")
@@ -146,7 +156,9 @@ def table_command(folder: str, as_json: bool) -> None:
         f"{'games':>6}  {'score':>6}  {'faults':>6}"
     )
     for k, r in enumerate(table.itertuples(), 1):
-        interval = f"{_cell(r.rating_low, '+.0f')} to {_cell(r.rating_high, '+.0f')}"
+        interval = (
+            "-" if math.isnan(r.rating_low) else f"{r.rating_low:+.0f} to {r.rating_high:+.0f}"
+        )
         say(
             f"{k:>2}  {r.name:<{width}}  {r.version:>2}  {_cell(r.rating, '+7.0f')}  {interval:>15}  "
             f"{r.games:>6}  {_cell(r.score, '6.3f')}  {r.faults:>6}"

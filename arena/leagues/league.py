@@ -78,6 +78,7 @@ class League:
     ) -> RunReport:
         """Play what is missing until every pair of active entries has its games."""
         from arena.players.loading import StrategyError
+        from arena.tournament.dask_backend import DaskBackendError
 
         try:
             return play_league(
@@ -90,7 +91,7 @@ class League:
                 scheduler=scheduler,
                 progress=progress,
             )
-        except (LeagueBusy, StrategyError) as exc:
+        except (LeagueBusy, StrategyError, DaskBackendError) as exc:
             raise LeagueError(str(exc)) from None
 
     def standings(self) -> tuple[pd.DataFrame, pd.DataFrame, int]:
