@@ -32,6 +32,9 @@ def main() -> None:
     pairs = len(PLAYERS) * (len(PLAYERS) - 1) // 2
     total = pairs * games
     print(f"{machine()}; {len(PLAYERS)} entries, {pairs} pairs, {total:,} games")
+    with tempfile.TemporaryDirectory() as tmp:  # untimed: the compiled kernel's one-time build
+        players = [a for p in PLAYERS for a in ("-p", p)]
+        timed(["tournament", *players, "--games", "2", "--out", str(Path(tmp) / "warm")])
     for mode, flag in (("trusted", []), ("isolated", ["--isolate"])):
         with tempfile.TemporaryDirectory() as tmp:
             folder = Path(tmp)

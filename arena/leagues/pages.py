@@ -115,14 +115,15 @@ def entry_page(connection: sqlite3.Connection, entry_id: int) -> str | None:
         for f in faults
     ]
     games = connection.execute(
-        "SELECT r.game, g.ruleset, e2.name FROM records r JOIN games g ON g.id = r.game "
+        "SELECT r.game, g.ruleset, e2.name, e.version FROM records r JOIN games g ON g.id = r.game "
         "JOIN seats s ON s.game = r.game JOIN entries e ON e.id = s.entry "
         "JOIN seats s2 ON s2.game = r.game AND s2.seat != s.seat JOIN entries e2 ON e2.id = s2.entry "
         "WHERE e.name = ? ORDER BY r.game LIMIT ?",
         (name, LISTED_GAMES),
     ).fetchall()
     game_lines = [
-        f"<li>{_game_link(g[0], recorded)} ({html.escape(g[1])}) against {html.escape(g[2])}</li>"
+        f"<li>{_game_link(g[0], recorded)} ({html.escape(g[1])}, version {g[3]}) against "
+        f"{html.escape(g[2])}</li>"
         for g in games
     ]
     body = (
@@ -152,7 +153,8 @@ def _rating_chart(ratings: list[tuple[float, float, float]]) -> str:
     low = min(r[1] for _, r in points)
     high = max(r[2] for _, r in points)
     span = (high - low) or 1.0
-    width, height, step = 60 * len(ratings), 160, 60
+    step, height = 80, 160
+    width = 30 + step * (len(ratings) - 1) + 70  # room for the last label
 
     def y(value: float) -> float:
         return 10 + (high - value) / span * (height - 20)
