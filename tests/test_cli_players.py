@@ -13,9 +13,8 @@ from arena.engine import CLASSIC, STANDARD, Action, Ruleset, TurnView, legal_kee
 from arena.engine.game import play
 from arena.perfect import perfect_action
 from arena.players.advice import best_choice, optimal_advice, perfect_advice
-from arena.players.builtin.optimal import optimal_action
 from arena.players.human import HumanPlayer, LeftGame
-from arena.players.solver import solve_turn
+from arena.players.solver import optimal_action, solve_turn
 
 REPO = Path(__file__).resolve().parents[1]
 

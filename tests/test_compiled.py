@@ -29,7 +29,7 @@ from arena.tournament.batch import BatchPlayer
 from arena.tournament.spec import TournamentSpec, player_from_class
 
 pytest.importorskip("numba")
-from arena.compiled import CompiledGames
+from arena.tournament.compiled_games import CompiledGames
 
 ROOT = Path(__file__).resolve().parent.parent
 RULESET_FILES = sorted((ROOT / "rulesets").glob("*.toml"))
@@ -295,7 +295,7 @@ def test_without_numba_why_not_compiled_says_how_to_install_and_python_still_pla
 
 def test_the_compiled_kernel_is_loaded_from_the_disk_cache() -> None:
     code = """
-        from arena.compiled import CompiledGames
+        from arena.tournament.compiled_games import CompiledGames
         from arena.compiled import kernel
         from arena.engine import PRESETS
         from arena.players import load_player_spec

@@ -24,8 +24,8 @@ from arena.perfect.play import last_turn_values, turn_values
 from arena.perfect.store import PACKAGE_TABLES
 from arena.players import play_match
 from arena.players.builtin.greedy import GreedyPlayer
-from arena.players.builtin.optimal import optimal_action
 from arena.players.builtin.perfect import PerfectPlayer
+from arena.players.solver import optimal_action
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -96,7 +96,7 @@ class DuelResult:
         )
 
     def __str__(self) -> str:
-        from arena.analysis.duel_report import duel_text
+        from arena.tournament.duel_report import duel_text
 
         return duel_text(self.outcome, str(self.data["rules"]), self.folder)
 
@@ -200,7 +200,7 @@ def write_duel_files(
     resumed_from: int,
 ) -> dict[str, Any]:
     """duel.json (the verdict) and run.json of a duel that has played; returns duel.json's data."""
-    from arena.analysis.duel_report import duel_json
+    from arena.tournament.duel_report import duel_json
 
     data = duel_json(outcome, spec.rulesets[0].name, folder.path)
     folder.write_json("duel.json", data)

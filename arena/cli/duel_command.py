@@ -12,7 +12,6 @@ from typing import NoReturn
 import click
 from click.core import ParameterSource
 
-from arena.analysis.duel_report import duel_text
 from arena.api.duels import write_duel_files
 from arena.api.runs import default_folder
 from arena.cli.compiled_option import compiled_option, wants_compiled
@@ -30,6 +29,7 @@ from arena.tournament.duel import (
     replay_games,
     run_duel,
 )
+from arena.tournament.duel_report import duel_text
 from arena.tournament.fault_log import FaultCollector, FaultStop, FaultWatch, full_traceback, warning_block
 from arena.tournament.interrupts import StopState, stop_signals
 from arena.tournament.run_folder import RunFolder, RunFolderError, load_saved_run, load_saved_spec

@@ -1,10 +1,11 @@
 """The compiled path: games whose every seat has a declarative policy, played in a numba kernel.
 
 Importing this package needs no numba: :func:`why_not_compiled` and :func:`compilable_players`
-say whether a tournament (or which of its players) can be played compiled, and
-:class:`CompiledGames` (imported on first use) plays games with exactly the rows and win shares
-of :class:`arena.tournament.batch.BatchPlayer`.  Install numba with ``pip install numba`` (in a
-checkout: ``pip install -e '.[fast]'``).
+say whether a tournament (or which of its players) can be played compiled.  The kernel itself
+(:mod:`arena.compiled.kernel`) knows only arrays; the tournament's adapter,
+:class:`arena.tournament.compiled_games.CompiledGames`, builds its tables and plays games with
+exactly the rows and win shares of :class:`arena.tournament.batch.BatchPlayer`.  Install numba
+with ``pip install numba`` (in a checkout: ``pip install -e '.[fast]'``).
 """
 
 from __future__ import annotations
@@ -14,14 +15,23 @@ import os
 import pickle
 import sys
 import threading
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import Protocol
 
+from arena.engine import Ruleset
 from arena.players.loading import LOAD_TIMEOUT, PlayerSpec, described, in_child
 from arena.players.policy import Policy, policy_of
 
-if TYPE_CHECKING:
-    from arena.compiled.games import CompiledGames
-    from arena.tournament.spec import TournamentSpec
+
+class Field(Protocol):
+    """What the compiled path reads of a tournament: its players and rulesets (a
+    :class:`~arena.tournament.spec.TournamentSpec` is one)."""
+
+    @property
+    def players(self) -> Sequence[PlayerSpec]: ...
+
+    @property
+    def rulesets(self) -> Sequence[Ruleset]: ...
 
 #: A target above this can't be compiled: solved situations are keyed by (minimum, cap) in
 #: 24 bits each.
@@ -90,12 +100,12 @@ def _read_in_child(player: PlayerSpec, timeout: float) -> tuple[Policy | None, s
     return (policy, why) if policy is None or isinstance(policy, Policy) else (None, why)
 
 
-def compilable_players(spec: TournamentSpec) -> list[bool]:
+def compilable_players(spec: Field) -> list[bool]:
     """Per player of ``spec``: True if it declares a policy the kernel can play."""
     return [player_policy(p) is not None for p in spec.players]
 
 
-def ruleset_problem(spec: TournamentSpec) -> str | None:
+def ruleset_problem(spec: Field) -> str | None:
     """Why some ruleset of ``spec`` can't be compiled, or None."""
     for rules in spec.rulesets:
         if rules.target > MAX_TARGET:
@@ -103,7 +113,7 @@ def ruleset_problem(spec: TournamentSpec) -> str | None:
     return None
 
 
-def why_not_compiled(spec: TournamentSpec) -> str | None:
+def why_not_compiled(spec: Field) -> str | None:
     """None if every game of ``spec`` can be played compiled, else one line saying why."""
     if not numba_available():
         return INSTALL_HINT
@@ -114,16 +124,8 @@ def why_not_compiled(spec: TournamentSpec) -> str | None:
     return ruleset_problem(spec)
 
 
-def __getattr__(name: str) -> Any:
-    if name == "CompiledGames":
-        from arena.compiled.games import CompiledGames
-
-        return CompiledGames
-    raise AttributeError(name)
-
-
 __all__ = [
-    "CompiledGames",
+    "Field",
     "compilable_players",
     "numba_available",
     "player_policy",

@@ -258,7 +258,7 @@ def decide_by_policy(policy: Policy, view: TurnView, stream: RandomStream) -> Ac
     The steps in the order of the module docstring: keep, on target, catch-up, bank rule, the
     keep to roll on."""
     if policy.keep == "optimal":
-        from arena.players.builtin.optimal import optimal_action  # the solver needs numpy
+        from arena.players.solver import optimal_action  # the solver needs numpy
 
         return optimal_action(view)
     keep = choose_keep(policy, view, stream)

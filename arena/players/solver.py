@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from arena.engine import Ruleset
+from arena.engine import Action, Ruleset, TurnView
 from arena.engine.roll_groups import roll_groups
 from arena.engine.rules import POINT_STEP
 
@@ -167,3 +167,24 @@ def warm(rules: Ruleset) -> None:
     elif rules.rising_bar:
         for bar in range(rules.bar_start, rules.target + rules.bar_step + 1, POINT_STEP):
             solve_turn(rules, max(bar, rules.entry_threshold), None)
+
+
+def optimal_action(view: TurnView) -> Action:
+    """The keep and bank of most expected points this turn (the solver's values, compared in
+    ``legal_keeps`` order; the first keep of the highest value wins)."""
+    rules = view.rules
+    cap = view.points_to_target if rules.exact_target and not view.playoff else None
+    solution = solve_turn(rules, view.bank_minimum, cap)
+    best_value = -1.0
+    best = view.legal_keeps[0]
+    best_bank = False
+    for keep in view.legal_keeps:
+        total = view.turn_points + keep.points
+        roll_on = solution.value_of_roll(total, keep.dice_left)
+        if solution.bank_allowed(total, keep.hot) and total >= roll_on:
+            value, bank = float(total), True
+        else:
+            value, bank = roll_on, False
+        if value > best_value:
+            best_value, best, best_bank = value, keep, bank
+    return Action(best.dice, best_bank)

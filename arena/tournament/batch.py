@@ -48,7 +48,7 @@ from arena.tournament.schedule import Schedule
 from arena.tournament.spec import TournamentSpec
 
 if TYPE_CHECKING:
-    from arena.compiled import CompiledGames
+    from arena.tournament.compiled_games import CompiledGames
 
 
 def chunk_random_seed(tournament_seed: int, first_game: int) -> int:
@@ -81,7 +81,7 @@ def compiled_games(spec: TournamentSpec) -> CompiledGames | None:
     # Not cut halfway by Ctrl-C: numpy, stopped in the middle of its first import, stays broken
     # in this process ("cannot load module more than once"), and the reports need it.
     with signals_held():
-        from arena.compiled import CompiledGames
+        from arena.tournament.compiled_games import CompiledGames
 
     kernel = CompiledGames(spec, policies)
     # The first load compiles (about 10 s, once: numba caches it on disk): say so on a terminal.

@@ -77,7 +77,7 @@ from arena.tournament.spec import TournamentSpec
 from arena.tournament.warm import warm_solvers
 
 if TYPE_CHECKING:
-    from arena.compiled import CompiledGames
+    from arena.tournament.compiled_games import CompiledGames
 
 #: How often a template samples its chunk process's board (seconds).
 TICK = 0.01

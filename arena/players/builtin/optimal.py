@@ -4,28 +4,7 @@ from __future__ import annotations
 
 from arena.engine import Action, TurnView
 from arena.players.policy import Policy
-from arena.players.solver import solve_turn
-
-
-def optimal_action(view: TurnView) -> Action:
-    """The keep and bank of most expected points this turn (the solver's values, compared in
-    ``legal_keeps`` order; the first keep of the highest value wins)."""
-    rules = view.rules
-    cap = view.points_to_target if rules.exact_target and not view.playoff else None
-    solution = solve_turn(rules, view.bank_minimum, cap)
-    best_value = -1.0
-    best = view.legal_keeps[0]
-    best_bank = False
-    for keep in view.legal_keeps:
-        total = view.turn_points + keep.points
-        roll_on = solution.value_of_roll(total, keep.dice_left)
-        if solution.bank_allowed(total, keep.hot) and total >= roll_on:
-            value, bank = float(total), True
-        else:
-            value, bank = roll_on, False
-        if value > best_value:
-            best_value, best, best_bank = value, keep, bank
-    return Action(best.dice, best_bank)
+from arena.players.solver import optimal_action
 
 
 class OptimalPlayer:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from arena.engine import Action, TurnView
 from arena.perfect import in_model, perfect_action
-from arena.players.builtin.optimal import optimal_action
+from arena.players.solver import optimal_action
 
 
 class PerfectPlayer:

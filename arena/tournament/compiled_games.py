@@ -1,4 +1,6 @@
-"""Play a tournament's games in the compiled kernel, with exactly BatchPlayer's rows and shares.
+"""Play a tournament's games in the compiled kernel (:mod:`arena.compiled.kernel`), with exactly
+BatchPlayer's rows and shares: the kernel's adapter to the tournament, which lives here so that
+the kernel needs nothing above the engine and the players.
 
 The tables the kernel reads (all numpy arrays, built once per :class:`CompiledGames`):
 
