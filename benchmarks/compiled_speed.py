@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SETUP = """
 import resource, sys, time
 t0 = time.perf_counter()
-from arena.compiled import CompiledGames
+from arena.tournament.compiled_games import CompiledGames
 from arena.engine import PRESETS
 from arena.players import load_player_spec
 from arena.tournament.spec import TournamentSpec
