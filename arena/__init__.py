@@ -15,14 +15,12 @@ And what a strategy needs: ``Action``, ``TurnView``, ``GameInfo``, ``Player``, `
 ``PolicyPlayer``, ``Ruleset`` and ``load_ruleset``.  Each name is imported on first use, so
 ``import arena`` stays light (no pandas, numpy or numba)."""
 
-from __future__ import annotations
-
 import importlib
-from typing import Any
+from typing import Any as _Any
 
 #: Every public name and the module it lives in.
 _EXPORTS = {
-    "tournament": "arena.tournament",  # the package, callable: see arena/tournament/__init__.py
+    "tournament": "arena.api",
     "duel": "arena.api",
     "play": "arena.api",
     "load_run": "arena.api",
@@ -46,15 +44,15 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _Any:
     module = _EXPORTS.get(name)
     if module is None:
         raise AttributeError(f"module 'arena' has no attribute {name!r}")
-    imported = importlib.import_module(module)
-    value = imported if module == f"arena.{name}" else getattr(imported, name)
+    value = getattr(importlib.import_module(module), name)
     globals()[name] = value  # looked up once
     return value
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_EXPORTS})
+    """The public names only (what ``from arena import *`` gives)."""
+    return list(__all__)

@@ -28,10 +28,10 @@ ROOT = Path(__file__).resolve().parent.parent
 SETUP = """
 import resource, sys, time
 t0 = time.perf_counter()
-from arena.tournament.compiled_games import CompiledGames
+from arena.tournaments.compiled_games import CompiledGames
 from arena.engine import PRESETS
 from arena.players import load_player_spec
-from arena.tournament.spec import TournamentSpec
+from arena.tournaments.spec import TournamentSpec
 def spec(a, b, games):
     players = (load_player_spec(a), load_player_spec(b))
     return TournamentSpec((PRESETS["standard"],), players, games=games, seed=1)

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from arena.engine import STANDARD
 from arena.players import load_player_spec
-from arena.tournament import TournamentSpec, run_tournament
-from arena.tournament.run_folder import RunFolder
+from arena.tournaments import TournamentSpec, run_tournament
+from arena.tournaments.run_folder import RunFolder
 
 
 def timed(spec: TournamentSpec, **options: object) -> float:

@@ -26,8 +26,8 @@ import numpy as np
 
 from arena.engine import load_ruleset
 from arena.players import load_player_spec
-from arena.tournament.runner import batch_results
-from arena.tournament.spec import TournamentSpec
+from arena.tournaments.runner import batch_results
+from arena.tournaments.spec import TournamentSpec
 
 PAIRINGS = (
     ("optimal", "tactician"),

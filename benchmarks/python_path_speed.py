@@ -3,7 +3,7 @@
     python benchmarks/python_path_speed.py [--games 3000]
 
 Plays ``threshold`` against ``greedy`` (and ``optimal`` against ``greedy``) on ``standard`` in
-this process with :class:`~arena.tournament.batch.BatchPlayer`: every strategy call guarded,
+this process with :class:`~arena.tournaments.batch.BatchPlayer`: every strategy call guarded,
 every game's rows formatted, as a chunk process plays them, but without the chunk processes or
 the CSV file.  The per-turn time is set against :func:`bare_loop.bare_turn_seconds` (best of
 three each, interleaved).
@@ -20,8 +20,8 @@ from bare_loop import bare_turn_seconds, machine
 
 from arena.engine import STANDARD
 from arena.players import load_player_spec
-from arena.tournament import TournamentSpec
-from arena.tournament.batch import BatchPlayer
+from arena.tournaments import TournamentSpec
+from arena.tournaments.batch import BatchPlayer
 
 
 def turns_in(rows: str) -> int:

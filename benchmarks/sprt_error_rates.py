@@ -48,7 +48,7 @@ from arena.analysis.sprt import NELO_PER_NT, OUTCOMES, Sprt
 from arena.analysis.stats import elo_from_score, score_from_elo, wilson_interval
 from arena.engine import derive_seed, load_ruleset
 from arena.players import load_player_spec, play_match
-from arena.tournament.duel import run_duel
+from arena.tournaments.duel import run_duel
 
 SPRT = Sprt(0, 20)
 EDGE = score_from_elo(20)

@@ -31,10 +31,10 @@ from bare_loop import bare_turn_seconds, machine
 from arena.engine import STANDARD
 from arena.players import load_player_spec
 from arena.players.match import Guard
-from arena.tournament import TournamentSpec, run_tournament
-from arena.tournament.batch import BatchPlayer
-from arena.tournament.run_folder import RunFolder
-from arena.tournament.spec import DEFAULT_CHUNK_GAMES
+from arena.tournaments import TournamentSpec, run_tournament
+from arena.tournaments.batch import BatchPlayer
+from arena.tournaments.run_folder import RunFolder
+from arena.tournaments.spec import DEFAULT_CHUNK_GAMES
 
 
 def cpu_seconds() -> float:

@@ -27,8 +27,8 @@ from bare_loop import machine
 import arena
 from arena.engine import load_ruleset
 from arena.sandbox import load_player
-from arena.tournament.runner import batch_results
-from arena.tournament.schedule import Schedule
+from arena.tournaments.runner import batch_results
+from arena.tournaments.schedule import Schedule
 from arena.tuning import TuneSettings, parse_param
 from arena.tuning.race import interval
 from arena.tuning.runner import gauntlet, load_candidates, per_deal

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import shutil
 import subprocess
@@ -292,13 +293,17 @@ def test_load_run_refuses_what_is_not_a_run(tmp_path: Path) -> None:
 def test_import_arena_is_light_and_arena_tournament_stays_callable() -> None:
     code = (
         "import sys, arena\n"
-        "heavy = [m for m in ('pandas', 'numpy', 'numba', 'arena.tournament') if m in sys.modules]\n"
-        "import arena.tournament.spec\n"
-        "print(heavy, callable(arena.tournament), arena.tournament.TournamentSpec.__name__,\n"
+        "heavy = [m for m in ('pandas', 'numpy', 'numba', 'arena.tournaments') if m in sys.modules]\n"
+        "import arena.tournaments.spec\n"
+        "print(heavy, callable(arena.tournament), arena.tournaments.TournamentSpec.__name__,\n"
         "      sorted(set(arena.__all__) - set(dir(arena))))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split("\n")[0] == "[] True TournamentSpec []"
+    # A plain function that help() and Jupyter can show, and nothing private in dir(arena).
+    assert inspect.isfunction(arena.tournament)
+    assert "players" in inspect.signature(arena.tournament).parameters
+    assert dir(arena) == sorted(arena.__all__)
     for name in arena.__all__:
         assert getattr(arena, name) is not None
 

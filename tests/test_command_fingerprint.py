@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import cli
-from arena.tournament.spec import command_identity, file_sha256
+from arena.tournaments.spec import command_identity, file_sha256
 
 REPO = Path(__file__).resolve().parents[1]
 GREEDY_BOT = REPO / "strategies" / "external" / "greedy_bot.py"

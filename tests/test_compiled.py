@@ -25,11 +25,11 @@ from arena.players import load_player_spec
 from arena.players.builtin.common import keeps_within_target
 from arena.players.builtin.tactician import Tactician
 from arena.players.policy import Policy, PolicyPlayer, RandomStream, decide_by_policy, leader_score, policy_of
-from arena.tournament.batch import BatchPlayer
-from arena.tournament.spec import TournamentSpec, player_from_class
+from arena.tournaments.batch import BatchPlayer
+from arena.tournaments.spec import TournamentSpec, player_from_class
 
 pytest.importorskip("numba")
-from arena.tournament.compiled_games import CompiledGames
+from arena.tournaments.compiled_games import CompiledGames
 
 ROOT = Path(__file__).resolve().parent.parent
 RULESET_FILES = sorted((ROOT / "rulesets").glob("*.toml"))
@@ -281,8 +281,8 @@ def test_without_numba_why_not_compiled_says_how_to_install_and_python_still_pla
         from arena.compiled import why_not_compiled
         from arena.engine import PRESETS
         from arena.players import load_player_spec
-        from arena.tournament.batch import BatchPlayer
-        from arena.tournament.spec import TournamentSpec
+        from arena.tournaments.batch import BatchPlayer
+        from arena.tournaments.spec import TournamentSpec
         players = (load_player_spec("greedy"), load_player_spec("random"))
         spec = TournamentSpec((PRESETS["standard"],), players, games=2)
         print(why_not_compiled(spec))
@@ -295,11 +295,11 @@ def test_without_numba_why_not_compiled_says_how_to_install_and_python_still_pla
 
 def test_the_compiled_kernel_is_loaded_from_the_disk_cache() -> None:
     code = """
-        from arena.tournament.compiled_games import CompiledGames
+        from arena.tournaments.compiled_games import CompiledGames
         from arena.compiled import kernel
         from arena.engine import PRESETS
         from arena.players import load_player_spec
-        from arena.tournament.spec import TournamentSpec
+        from arena.tournaments.spec import TournamentSpec
         players = (load_player_spec("greedy"), load_player_spec("threshold"))
         CompiledGames(TournamentSpec((PRESETS["standard"],), players, games=2)).play(0, 2)
         stats = kernel.play_games.stats

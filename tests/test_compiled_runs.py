@@ -24,8 +24,8 @@ from arena.players.builtin.greedy import GreedyPlayer
 from arena.players.builtin.random_player import RandomPlayer
 from arena.players.builtin.threshold import ThresholdPlayer
 from arena.players.policy import Policy, PolicyPlayer, policy_of
-from arena.tournament.batch import BatchPlayer
-from arena.tournament.spec import TournamentSpec, player_from_class
+from arena.tournaments.batch import BatchPlayer
+from arena.tournaments.spec import TournamentSpec, player_from_class
 
 pytest.importorskip("numba")
 

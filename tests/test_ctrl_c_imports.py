@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from arena.tournament.interrupts import signals_held
+from arena.tournaments.interrupts import signals_held
 
 
 def test_a_signal_during_a_held_block_comes_right_after_it() -> None:
@@ -52,8 +52,8 @@ def test_ctrl_c_while_the_kernel_imports_numpy_leaves_numpy_whole() -> None:
     code = CTRL_C_INSIDE_NUMPY + """
     from arena.engine import PRESETS
     from arena.players import load_player_spec
-    from arena.tournament.batch import compiled_games
-    from arena.tournament.spec import TournamentSpec
+    from arena.tournaments.batch import compiled_games
+    from arena.tournaments.spec import TournamentSpec
 
     players = (load_player_spec("greedy"), load_player_spec("threshold"))
     spec = TournamentSpec((PRESETS["standard"],), players, compiled=True)

@@ -20,8 +20,8 @@ from arena.cli.main import cli
 from arena.engine import CLASSIC, STANDARD
 from arena.players import load_player_spec
 from arena.sandbox import SeatLimits, load_player
-from arena.tournament import TournamentSpec, dask_backend, run_tournament
-from arena.tournament.run_folder import RunFolder
+from arena.tournaments import TournamentSpec, dask_backend, run_tournament
+from arena.tournaments.run_folder import RunFolder
 
 distributed = pytest.importorskip("distributed")  # the optional extra; the test extra installs it
 
@@ -265,8 +265,8 @@ def test_dask_single_worker_killed_mid_run_costs_nothing(tmp_path: Path) -> None
     from dask.distributed import Client, LocalCluster
 
     from arena.engine import CLASSIC
-    from arena.tournament import TournamentSpec, run_tournament
-    from arena.tournament.run_folder import RunFolder
+    from arena.tournaments import TournamentSpec, run_tournament
+    from arena.tournaments.run_folder import RunFolder
 
     spec = TournamentSpec(
         (CLASSIC,), (load_player_spec("greedy"), load_player_spec("threshold")), games=100, seed=3
@@ -477,7 +477,7 @@ class Talker(GreedyPlayer):
 
 
 def hosts_of(client) -> list[int]:
-    """The chunk hosts (arena.tournament.chunk_host) the cluster's workers have now."""
+    """The chunk hosts (arena.tournaments.chunk_host) the cluster's workers have now."""
     workers = set(client.run(os.getpid).values())
     found = []
     for entry in Path("/proc").iterdir():
@@ -485,7 +485,7 @@ def hosts_of(client) -> list[int]:
             argv = (entry / "cmdline").read_bytes().split(b"\0")
         except OSError:
             continue
-        if len(argv) > 4 and b"arena.tournament.chunk_host" in argv[2] and int(argv[4]) in workers:
+        if len(argv) > 4 and b"arena.tournaments.chunk_host" in argv[2] and int(argv[4]) in workers:
             found.append(int(entry.name))
     return found
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from arena.cli.main import cli
 from arena.engine import CLASSIC, STANDARD
 from arena.players import load_player_spec
-from arena.tournament.duel import Sprt, SprtError, run_duel
+from arena.tournaments.duel import Sprt, SprtError, run_duel
 
 
 def run(*args: str) -> tuple[int, str, str]:

@@ -62,7 +62,7 @@ def decided(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
 def test_a_duel_writes_a_run_folder(decided: tuple[Path, dict]) -> None:
     folder, data = decided
     assert {p.name for p in folder.iterdir()} == {
-        ".arena.lock",  # the folder lock (arena.tournament.folder_lock), empty
+        ".arena.lock",  # the folder lock (arena.tournaments.folder_lock), empty
         "games.csv",
         "games.idx",
         "duel.json",
@@ -420,7 +420,7 @@ def test_a_stop_that_comes_while_a_batch_is_written_counts_that_batch(
     duel.json then says as many games as games.csv holds.  (The write itself held SIGTERM and
     let it fire as soon as it ended, before the duel counted the batch: duel.json said 0 games
     of 8 written, seen under load.)"""
-    from arena.tournament.run_folder import RunFolder
+    from arena.tournaments.run_folder import RunFolder
 
     original = RunFolder.append
     sent: list[bool] = []

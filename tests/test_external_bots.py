@@ -24,9 +24,9 @@ from arena.engine import PRESETS, Action, Game, TurnView, load_ruleset, play
 from arena.players import PlayerSpec
 from arena.players.loading import load_player_spec
 from arena.sandbox import SeatLimits, wire
-from arena.tournament.run_folder import RunFolder
-from arena.tournament.runner import SEAT_LOGS, run_tournament
-from arena.tournament.spec import TournamentSpec
+from arena.tournaments.run_folder import RunFolder
+from arena.tournaments.runner import SEAT_LOGS, run_tournament
+from arena.tournaments.spec import TournamentSpec
 
 REPO = Path(__file__).resolve().parents[1]
 EXTERNAL = REPO / "strategies" / "external"

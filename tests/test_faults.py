@@ -27,8 +27,8 @@ from arena.players.builtin.optimal import OptimalPlayer
 from arena.players.builtin.threshold import ThresholdPlayer
 from arena.players.loading import load_player_spec
 from arena.players.match import PHASE, Guard
-from arena.tournament.batch import BatchPlayer
-from arena.tournament.spec import TournamentSpec, player_from_class
+from arena.tournaments.batch import BatchPlayer
+from arena.tournaments.spec import TournamentSpec, player_from_class
 from tests.cheats.kingmaker import Kingmaker, Resigns
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.safe_files import LinkRefused, make_folder, open_file, write_bytes
-from arena.tournament.folder_lock import LOCK
+from arena.tournaments.folder_lock import LOCK
 from tests.run_folders import contents, invoke, make_run, received
 
 SECRET = b"the user's own file, outside the run folder\n"

@@ -12,17 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from arena.tournament.folder_lock import LOCK, FolderBusy, hold, release
+from arena.tournaments.folder_lock import LOCK, FolderBusy, hold, release
 from tests.run_folders import contents, invoke, make_run
 
 ARENA = [sys.executable, "-m", "arena.cli"]
 #: A process that takes a folder's lock, says so and keeps it until its stdin closes.
 HOLDER = (
-    "import sys; from pathlib import Path; from arena.tournament.folder_lock import hold; "
+    "import sys; from pathlib import Path; from arena.tournaments.folder_lock import hold; "
     "hold(Path(sys.argv[1])); print('held', flush=True); sys.stdin.read()"
 )
 #: A process that takes the lock of every folder it is given and ends (exit 1 if one is busy).
-TAKER = "import sys; from pathlib import Path; from arena.tournament.folder_lock import hold; "
+TAKER = "import sys; from pathlib import Path; from arena.tournaments.folder_lock import hold; "
 TAKER += "[hold(Path(f)) for f in sys.argv[1:]]"
 
 

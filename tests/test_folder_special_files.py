@@ -22,7 +22,7 @@ import pytest
 
 from arena import safe_files
 from arena.safe_files import SMALL_FILE_LIMIT, NotRegular, open_file, open_read, read_bytes, refuse_unsafe
-from arena.tournament.folder_lock import LOCK
+from arena.tournaments.folder_lock import LOCK
 from tests.deadlines import at_most
 from tests.run_folders import contents, invoke, make_run, received
 

@@ -17,8 +17,8 @@ from arena.leagues import League
 from arena.leagues.viewer import viewer_steps
 from arena.sandbox import load_player
 from arena.storage import league_db
-from arena.tournament.batch import BatchPlayer
-from arena.tournament.spec import TournamentSpec
+from arena.tournaments.batch import BatchPlayer
+from arena.tournaments.spec import TournamentSpec
 
 PENALTY = dataclasses.replace(CLASSIC, name="penalty", farkle_penalty=500, farkle_penalty_streak=2)
 RULESETS = (STANDARD, SHORT, CLASSIC, PENALTY)

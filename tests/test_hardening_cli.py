@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import cli
-from arena.tournament.rows import HEADER
+from arena.tournaments.rows import HEADER
 
 ARENA = [sys.executable, "-m", "arena.cli"]
 REPORTS = ("games.csv", "summary.csv", "pairwise.csv", "errors.csv", "errors.log")

@@ -24,11 +24,11 @@ from arena.cli.main import cli
 from arena.engine import CLASSIC, STANDARD, Action, Game
 from arena.players import PlayerFault, load_player_spec, play_match
 from arena.players.match import REASON_LIMIT, TEXT_UNAVAILABLE, Guard, one_line
-from arena.tournament import TournamentSpec, run_tournament
-from arena.tournament.batch import BatchPlayer, BatchResult
-from arena.tournament.chunks import chunk_count, chunk_jobs
-from arena.tournament.run_folder import RunFolder
-from arena.tournament.supervisor import GRACE
+from arena.tournaments import TournamentSpec, run_tournament
+from arena.tournaments.batch import BatchPlayer, BatchResult
+from arena.tournaments.chunks import chunk_count, chunk_jobs
+from arena.tournaments.run_folder import RunFolder
+from arena.tournaments.supervisor import GRACE
 
 ARENA = [sys.executable, "-m", "arena.cli"]
 LIMIT = 0.3  # --move-timeout in these tests: short, so each hang costs little
@@ -825,7 +825,7 @@ def test_a_batch_player_in_one_process_restores_a_changed_ruleset() -> None:
             keep = view.legal_keeps[0]
             return Action(keep.dice, view.bank_allowed(keep))
 
-    from arena.tournament import player_from_class
+    from arena.tournaments import player_from_class
 
     spec = TournamentSpec((CLASSIC,), (player_from_class(Mutator), load_player_spec("greedy")), games=2)
     player = BatchPlayer(spec)
@@ -847,8 +847,8 @@ def test_warming_the_solver_covers_what_optimal_meets_on_a_preset() -> None:
 
 def test_a_chunk_reports_the_situations_it_solved_by_ruleset_index() -> None:
     from arena.players import solver
-    from arena.tournament.batch import copy_ruleset
-    from arena.tournament.supervisor import _solved_keys
+    from arena.tournaments.batch import copy_ruleset
+    from arena.tournaments.supervisor import _solved_keys
 
     odd = CLASSIC.replace(name="odd", rising_bar=True, exact_target=True)  # no warm-up lists these
     spec = TournamentSpec((STANDARD, odd), (load_player_spec("optimal"), load_player_spec("greedy")))

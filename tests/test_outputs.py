@@ -1,7 +1,7 @@
 """What an entry can make arena store or print is bounded and clean (issue 22).
 
 The name rule (arena.players.names), clean fault reasons (arena.players.match.clean_reason),
-the cap on stored tracebacks (arena.tournament.fault_budget) and the one way text reaches a
+the cap on stored tracebacks (arena.tournaments.fault_budget) and the one way text reaches a
 terminal (arena.players.text.for_terminal, arena.cli.output.say)."""
 
 from __future__ import annotations
@@ -24,14 +24,14 @@ from arena.players.loading import available_strategies
 from arena.players.match import REASON_LIMIT, clean_reason
 from arena.players.names import NAME_LIMIT, fold_spaces, name_refusal
 from arena.players.text import csv_text, for_terminal, is_hidden, visible
-from arena.tournament import TournamentSpec
-from arena.tournament.batch import BatchPlayer
-from arena.tournament.fault_log import TRACEBACKS_PER_PLAYER, FaultCollector, fault_groups, warning_block
-from arena.tournament.results import FaultDetail
-from arena.tournament.rows import game_rows
-from arena.tournament.run_folder import RunFolder
-from arena.tournament.schedule import Schedule
-from arena.tournament.spec import player_from_class
+from arena.tournaments import TournamentSpec
+from arena.tournaments.batch import BatchPlayer
+from arena.tournaments.fault_log import TRACEBACKS_PER_PLAYER, FaultCollector, fault_groups, warning_block
+from arena.tournaments.results import FaultDetail
+from arena.tournaments.rows import game_rows
+from arena.tournaments.run_folder import RunFolder
+from arena.tournaments.schedule import Schedule
+from arena.tournaments.spec import player_from_class
 
 ARENA = [sys.executable, "-m", "arena.cli"]
 ESC = "\x1b"

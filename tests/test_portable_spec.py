@@ -11,8 +11,8 @@ import pytest
 from arena.engine import CLASSIC
 from arena.players import PlayerSpec, load_player_spec
 from arena.sandbox import SeatLimits
-from arena.tournament import TournamentSpec
-from arena.tournament.portable import FilePlayer, missing_here, portable_spec, rebuilt_spec
+from arena.tournaments import TournamentSpec
+from arena.tournaments.portable import FilePlayer, missing_here, portable_spec, rebuilt_spec
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -84,7 +84,7 @@ def test_a_spec_json_past_the_bound_is_refused_on_resume(tmp_path: Path, edit: A
 
 def test_a_spec_past_the_round_bound_is_refused_from_python() -> None:
     from arena.players import load_player_spec
-    from arena.tournament.spec import TournamentSpec
+    from arena.tournaments.spec import TournamentSpec
 
     players = (load_player_spec("greedy"), load_player_spec("random"))
     with pytest.raises(ValueError, match="max_rounds must be 1 to 1,000,000,000"):

@@ -33,8 +33,8 @@ from arena.players.timeout import MoveTimeout
 from arena.sandbox import SeatLimits, load_player, wire
 from arena.sandbox.cgroups import seat_groups
 from arena.sandbox.process import NoReply, SeatProcess
-from arena.tournament import TournamentSpec, run_tournament
-from arena.tournament.run_folder import RunFolder
+from arena.tournaments import TournamentSpec, run_tournament
+from arena.tournaments.run_folder import RunFolder
 from tests.cheats import deal_memory
 from tests.deadlines import at_most
 

@@ -23,9 +23,9 @@ from click.testing import CliRunner
 from arena.cli.main import cli
 from arena.engine import CLASSIC, SHORT, STANDARD, derive_seed
 from arena.players import load_player_spec
-from arena.tournament import Schedule, TournamentSpec
-from arena.tournament.run_info import partial_text, proportion_text
-from arena.tournament.schedule import ScheduleShape, draw_table
+from arena.tournaments import Schedule, TournamentSpec
+from arena.tournaments.run_info import partial_text, proportion_text
+from arena.tournaments.schedule import ScheduleShape, draw_table
 
 ARENA = [sys.executable, "-m", "arena.cli"]
 

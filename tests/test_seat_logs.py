@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena.sandbox.seats import log_name
-from arena.tournament.seat_logs import LEFT_OUT, append_logs, take_logs
+from arena.tournaments.seat_logs import LEFT_OUT, append_logs, take_logs
 
 LABELS = ("talker", "quiet one", "spammer")
 

@@ -28,7 +28,7 @@ from arena.analysis.sprt import (
 from arena.analysis.stats import score_from_elo
 from arena.engine import STANDARD
 from arena.players import load_player_spec
-from arena.tournament.duel import run_duel
+from arena.tournaments.duel import run_duel
 
 # --- the GLR against fishtest --------------------------------------------------------------------
 # fishtest's stat_util runs these pentanomials as its self-test; the values are what fishtest's

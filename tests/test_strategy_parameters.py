@@ -157,7 +157,7 @@ def test_the_distribution_name_is_in_pyproject_and_in_every_install_hint() -> No
     assert install_hint("plot") == (
         "pip install 'zehntausend-arena[plot]' (in a checkout of arena: pip install -e '.[plot]')"
     )
-    from arena.tournament.dask_backend import INSTALL_HINT
+    from arena.tournaments.dask_backend import INSTALL_HINT
 
     assert install_hint("dask") in INSTALL_HINT
     # No hint anywhere in the code names the unrelated distribution `arena` on the package index.

@@ -25,9 +25,9 @@ from arena.analysis.reports import build_reports, write_reports
 from arena.cli.main import cli
 from arena.engine import CLASSIC, STANDARD
 from arena.players import load_player_spec
-from arena.tournament import Schedule, TournamentSpec, player_from_class
-from arena.tournament.rows import COLUMNS, HEADER, csv_field
-from arena.tournament.run_folder import RunFolder
+from arena.tournaments import Schedule, TournamentSpec, player_from_class
+from arena.tournaments.rows import COLUMNS, HEADER, csv_field
+from arena.tournaments.run_folder import RunFolder
 
 ARENA = [sys.executable, "-m", "arena.cli"]
 
@@ -49,7 +49,7 @@ def test_round_robin_writes_every_file(tmp_path: Path) -> None:
     code, stdout, _ = tournament(out, *FAST, "--workers", "1")
     assert code == 0
     assert {p.name for p in out.iterdir()} == {
-        ".arena.lock",  # the folder lock (arena.tournament.folder_lock), empty
+        ".arena.lock",  # the folder lock (arena.tournaments.folder_lock), empty
         "games.csv",
         "summary.csv",
         "pairwise.csv",
@@ -428,8 +428,8 @@ def test_python_api_with_a_class_from_the_users_script(tmp_path: Path) -> None:
 from pathlib import Path
 from arena.engine import CLASSIC
 from arena.players import Action, load_player_spec
-from arena.tournament import TournamentSpec, player_from_class, run_tournament
-from arena.tournament.run_folder import RunFolder
+from arena.tournaments import TournamentSpec, player_from_class, run_tournament
+from arena.tournaments.run_folder import RunFolder
 
 
 class MyBot:
@@ -524,7 +524,7 @@ def test_a_strategy_that_kills_its_process_loses_those_games_and_the_run_goes_on
 
 
 def test_a_batch_keeps_the_full_traceback_of_each_fault():
-    from arena.tournament.batch import BatchPlayer
+    from arena.tournaments.batch import BatchPlayer
 
     class Boom:
         name = "boom"

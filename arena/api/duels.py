@@ -14,11 +14,11 @@ from arena.api.players import PlayerLike, resolve_player
 from arena.api.runs import compiled_flag, default_folder, load_rulesets
 from arena.engine import Ruleset
 from arena.players import StrategyError
-from arena.tournament.duel import DuelOutcome, Sprt, SprtError, duel_limit, duel_spec, run_duel
-from arena.tournament.run_folder import RunFolder, RunFolderError
-from arena.tournament.run_info import now_text, run_info
-from arena.tournament.runner import RunOutcome
-from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
+from arena.tournaments.duel import DuelOutcome, Sprt, SprtError, duel_limit, duel_spec, run_duel
+from arena.tournaments.run_folder import RunFolder, RunFolderError
+from arena.tournaments.run_info import now_text, run_info
+from arena.tournaments.runner import RunOutcome
+from arena.tournaments.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -96,7 +96,7 @@ class DuelResult:
         )
 
     def __str__(self) -> str:
-        from arena.tournament.duel_report import duel_text
+        from arena.tournaments.duel_report import duel_text
 
         return duel_text(self.outcome, str(self.data["rules"]), self.folder)
 
@@ -200,7 +200,7 @@ def write_duel_files(
     resumed_from: int,
 ) -> dict[str, Any]:
     """duel.json (the verdict) and run.json of a duel that has played; returns duel.json's data."""
-    from arena.tournament.duel_report import duel_json
+    from arena.tournaments.duel_report import duel_json
 
     data = duel_json(outcome, spec.rulesets[0].name, folder.path)
     folder.write_json("duel.json", data)

@@ -13,7 +13,7 @@ from arena.api.runs import load_rulesets, players_of
 from arena.engine import DEFAULT_MAX_ROUNDS, GameResult, Ruleset
 from arena.engine.events import Event
 from arena.players import PlayerFault, play_match
-from arena.tournament.spec import unique_labels
+from arena.tournaments.spec import unique_labels
 
 
 @dataclass(frozen=True, repr=False)

@@ -24,14 +24,14 @@ from arena.engine import DEFAULT_MAX_ROUNDS, PRESETS, Ruleset, load_ruleset
 from arena.engine.rules import RulesetError
 from arena.players import BUILTINS, StrategyError
 from arena.safe_files import FileRefused, open_read, read_text
-from arena.tournament import TournamentSpec, run_tournament
-from arena.tournament.fault_log import fault_groups, game_describer, write_errors_log
-from arena.tournament.games_check import read_journal
-from arena.tournament.run_folder import RunFolder, RunFolderError, load_saved_run, load_saved_spec
-from arena.tournament.run_info import now_text, run_info
-from arena.tournament.runner import RunOutcome
-from arena.tournament.schedule import Schedule, ScheduleShape
-from arena.tournament.spec import DEFAULT_CHUNK_GAMES, DEFAULT_GAMES, DEFAULT_MOVE_TIMEOUT, check_identity
+from arena.tournaments import TournamentSpec, run_tournament
+from arena.tournaments.fault_log import fault_groups, game_describer, write_errors_log
+from arena.tournaments.games_check import read_journal
+from arena.tournaments.run_folder import RunFolder, RunFolderError, load_saved_run, load_saved_spec
+from arena.tournaments.run_info import now_text, run_info
+from arena.tournaments.runner import RunOutcome
+from arena.tournaments.schedule import Schedule, ScheduleShape
+from arena.tournaments.spec import DEFAULT_CHUNK_GAMES, DEFAULT_GAMES, DEFAULT_MOVE_TIMEOUT, check_identity
 
 if TYPE_CHECKING:
     import pandas as pd

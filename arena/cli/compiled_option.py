@@ -18,7 +18,7 @@ import click
 from arena.cli.output import fail
 
 if TYPE_CHECKING:
-    from arena.tournament.spec import TournamentSpec
+    from arena.tournaments.spec import TournamentSpec
 
 COMPILED_MODES = ("auto", "on", "off")
 

@@ -19,8 +19,8 @@ from arena.cli.output import fail, json_text, say, stdout_for_json
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
 from arena.cli.seat_options import Seating, seat_options
 from arena.players import StrategyError
-from arena.tournament.batch import FaultDetail
-from arena.tournament.duel import (
+from arena.tournaments.batch import FaultDetail
+from arena.tournaments.duel import (
     DuelTally,
     Sprt,
     SprtError,
@@ -29,12 +29,12 @@ from arena.tournament.duel import (
     replay_games,
     run_duel,
 )
-from arena.tournament.duel_report import duel_text
-from arena.tournament.fault_log import FaultCollector, FaultStop, FaultWatch, full_traceback, warning_block
-from arena.tournament.interrupts import StopState, stop_signals
-from arena.tournament.run_folder import RunFolder, RunFolderError, load_saved_run, load_saved_spec
-from arena.tournament.run_info import now_text
-from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
+from arena.tournaments.duel_report import duel_text
+from arena.tournaments.fault_log import FaultCollector, FaultStop, FaultWatch, full_traceback, warning_block
+from arena.tournaments.interrupts import StopState, stop_signals
+from arena.tournaments.run_folder import RunFolder, RunFolderError, load_saved_run, load_saved_spec
+from arena.tournaments.run_info import now_text
+from arena.tournaments.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
 
 SPRT_HELP = (
     "Stop as soon as the sequential probability ratio test accepts H0 (A is elo0 stronger than B) "

@@ -9,7 +9,7 @@ import sys
 import click
 
 from arena.cli.output import echo_json, fail, say
-from arena.tournament.dask_backend import INSTALL_HINT
+from arena.tournaments.dask_backend import INSTALL_HINT
 
 
 def _open(folder: str):

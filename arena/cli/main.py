@@ -28,7 +28,7 @@ def cli() -> None:
 def _release_folders() -> None:
     """Drop the locks of the run folders the command wrote, once it is done (however it
     ended): the process may go on (a test's CliRunner, a script calling the command)."""
-    lock = sys.modules.get("arena.tournament.folder_lock")  # not imported: nothing held
+    lock = sys.modules.get("arena.tournaments.folder_lock")  # not imported: nothing held
     if lock is not None:
         lock.release_all()
 

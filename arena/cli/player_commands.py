@@ -28,13 +28,13 @@ from arena.players.loading import described, why_not_seated
 from arena.players.match import ReportedFailure
 from arena.players.text import for_terminal
 from arena.sandbox import SeatPlace, SeatPool
-from arena.tournament.fault_log import (
+from arena.tournaments.fault_log import (
     FAIL_FAST_LINES,
     TERMINAL_TRACEBACK_LINES,
     clip_traceback,
     strategy_frames,
 )
-from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT
+from arena.tournaments.spec import DEFAULT_MOVE_TIMEOUT
 
 PLAYER_HELP = (
     "A strategy: a built-in name with optional parameters (threshold:bank_at=400,min_dice=3), "

@@ -14,9 +14,9 @@ import click
 from arena.cli.output import echo_json, fail, say
 from arena.cli.table import aligned_table, interval_cells
 from arena.safe_files import FileRefused, read_text
-from arena.tournament.run_info import partial_text, proportion_text, schedule_unit
-from arena.tournament.schedule import ScheduleShape
-from arena.tournament.spec import SCHEDULE_ORDER
+from arena.tournaments.run_info import partial_text, proportion_text, schedule_unit
+from arena.tournaments.schedule import ScheduleShape
+from arena.tournaments.spec import SCHEDULE_ORDER
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -230,7 +230,7 @@ def report_command(folder: Path, plot: bool, as_json: bool) -> None:
     written: list[Path] = []
     if plot:
         from arena.analysis.plots import PlotError, write_plots
-        from arena.tournament.folder_lock import FolderRefused, claim
+        from arena.tournaments.folder_lock import FolderRefused, claim
 
         try:
             claim(folder)  # the plots are written into the run folder: one writer, no links

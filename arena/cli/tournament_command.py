@@ -25,10 +25,10 @@ from arena.cli.rules_commands import resolve_rules
 from arena.cli.seat_options import Seating, seat_options
 from arena.engine import DEFAULT_MAX_ROUNDS
 from arena.players import StrategyError
-from arena.tournament import FORMATS, TournamentSpec, run_tournament
-from arena.tournament.batch import FaultDetail
-from arena.tournament.dask_backend import INSTALL_HINT, DaskBackendError
-from arena.tournament.fault_log import (
+from arena.tournaments import FORMATS, TournamentSpec, run_tournament
+from arena.tournaments.batch import FaultDetail
+from arena.tournaments.dask_backend import INSTALL_HINT, DaskBackendError
+from arena.tournaments.fault_log import (
     FaultGroup,
     FaultStop,
     FaultWatch,
@@ -39,19 +39,19 @@ from arena.tournament.fault_log import (
     game_describer,
     warning_block,
 )
-from arena.tournament.games_check import read_journal
-from arena.tournament.interrupts import (
+from arena.tournaments.games_check import read_journal
+from arena.tournaments.interrupts import (
     EXIT_INTERRUPTED,
     EXIT_TERMINATED,
     StopState,
     signals_held,
     stop_signals,
 )
-from arena.tournament.run_folder import RunFolder, RunFolderError, RunFolderWriteError, load_saved_run
-from arena.tournament.run_info import now_text, run_partial_text
-from arena.tournament.runner import BACKENDS, RunOutcome
-from arena.tournament.schedule import Schedule
-from arena.tournament.spec import DEFAULT_GAMES, DEFAULT_MOVE_TIMEOUT
+from arena.tournaments.run_folder import RunFolder, RunFolderError, RunFolderWriteError, load_saved_run
+from arena.tournaments.run_info import now_text, run_partial_text
+from arena.tournaments.runner import BACKENDS, RunOutcome
+from arena.tournaments.schedule import Schedule
+from arena.tournaments.spec import DEFAULT_GAMES, DEFAULT_MOVE_TIMEOUT
 
 if TYPE_CHECKING:
     from arena.analysis.reports import RunStats

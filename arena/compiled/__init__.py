@@ -3,8 +3,8 @@
 Importing this package needs no numba: :func:`why_not_compiled` and :func:`compilable_players`
 say whether a tournament (or which of its players) can be played compiled.  The kernel itself
 (:mod:`arena.compiled.kernel`) knows only arrays; the tournament's adapter,
-:class:`arena.tournament.compiled_games.CompiledGames`, builds its tables and plays games with
-exactly the rows and win shares of :class:`arena.tournament.batch.BatchPlayer`.  Install numba
+:class:`arena.tournaments.compiled_games.CompiledGames`, builds its tables and plays games with
+exactly the rows and win shares of :class:`arena.tournaments.batch.BatchPlayer`.  Install numba
 with ``pip install numba`` (in a checkout: ``pip install -e '.[fast]'``).
 """
 
@@ -25,7 +25,7 @@ from arena.players.policy import Policy, policy_of
 
 class Field(Protocol):
     """What the compiled path reads of a tournament: its players and rulesets (a
-    :class:`~arena.tournament.spec.TournamentSpec` is one)."""
+    :class:`~arena.tournaments.spec.TournamentSpec` is one)."""
 
     @property
     def players(self) -> Sequence[PlayerSpec]: ...

@@ -4,7 +4,7 @@ Everything is passed in as numpy arrays (see :mod:`arena.compiled.tables` for th
 one compiled kernel serves every ruleset and field.  Each function mirrors a piece of
 :mod:`arena.engine.game` (the state machine), :mod:`arena.engine.dice` (splitmix64 streams, all
 arithmetic in uint64 so it wraps mod 2**64 like the Python masks), :mod:`arena.players.policy`
-and :mod:`arena.tournament.rows`; tests/test_compiled.py plays both and compares the bytes.
+and :mod:`arena.tournaments.rows`; tests/test_compiled.py plays both and compares the bytes.
 ``cache=True`` keeps the machine code on disk (in ``__pycache__``) across processes.
 """
 
@@ -59,7 +59,7 @@ def mix(z: np.uint64) -> np.uint64:
 
 @njit(cache=True)
 def slot_seeds(games, orders, tables, rulesets, seed_state, ruleset_keys, table_keys, fixed, n_players):
-    """Ruleset, deal, seed and seats of each game (arena.tournament.schedule.Schedule.slot).
+    """Ruleset, deal, seed and seats of each game (arena.tournaments.schedule.Schedule.slot).
 
     ``seed_state``: derive_seed's state after the tournament seed; ``fixed``: the table list (a
     row per table) or, when empty, each deal draws its table (draw_table)."""
@@ -583,7 +583,7 @@ def format_rows(
     buf,
     row_ends,
 ):
-    """games.csv rows of the games (arena.tournament.rows.game_rows) into ``buf``; the end of
+    """games.csv rows of the games (arena.tournaments.rows.game_rows) into ``buf``; the end of
     each game's rows in ``row_ends``.  Returns the bytes written."""
     n = game_seats.shape[1]
     pos = 0

@@ -21,7 +21,7 @@ from arena.players.loading import StrategyError, split_spec
 from arena.players.names import fold_spaces, name_refusal
 from arena.sandbox import load_player
 from arena.sandbox.seats import is_command
-from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, command_identity
+from arena.tournaments.spec import DEFAULT_MOVE_TIMEOUT, command_identity
 
 ENTRIES_FOLDER = "entries"
 

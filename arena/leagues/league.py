@@ -12,7 +12,7 @@ from arena.leagues.entries import Entry, EntryRefused, active_entries, add_entry
 from arena.leagues.play import LeagueBusy, RunReport, play_league
 from arena.leagues.standings import games_csv, standings, standings_object
 from arena.storage import league_db
-from arena.tournament.spec import DEFAULT_GAMES
+from arena.tournaments.spec import DEFAULT_GAMES
 
 
 class LeagueError(Exception):
@@ -78,7 +78,7 @@ class League:
     ) -> RunReport:
         """Play what is missing until every pair of active entries has its games."""
         from arena.players.loading import StrategyError
-        from arena.tournament.dask_backend import DaskBackendError
+        from arena.tournaments.dask_backend import DaskBackendError
 
         try:
             return play_league(

@@ -2,7 +2,7 @@
 
 Each new entry is the head of a *plan*: a gauntlet of it against every older active entry it
 has not yet met in full.  Newest entries go first.  A plan is an ordinary gauntlet
-(:class:`~arena.tournament.spec.TournamentSpec`), so a game's dice derive from (league seed,
+(:class:`~arena.tournaments.spec.TournamentSpec`), so a game's dice derive from (league seed,
 ruleset, the pair's names, deal) as in a tournament, and duplicate dice hold: both seat orders of
 every deal.  Each batch of results is written in one transaction with the plan's next game, so
 the database is the journal (:mod:`arena.storage.league_db`).
@@ -29,12 +29,12 @@ from arena.engine import Ruleset
 from arena.leagues.entries import Entry, active_entries
 from arena.sandbox import SeatPlace, load_player
 from arena.storage.league_db import PRIVATE_FOLDER
-from arena.tournament.interrupts import stop_signals
-from arena.tournament.results import BatchResult
-from arena.tournament.rows import HEADER
-from arena.tournament.runner import batch_results
-from arena.tournament.schedule import Schedule
-from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
+from arena.tournaments.interrupts import stop_signals
+from arena.tournaments.results import BatchResult
+from arena.tournaments.rows import HEADER
+from arena.tournaments.runner import batch_results
+from arena.tournaments.schedule import Schedule
+from arena.tournaments.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
 
 LOCK_NAME = "data/run.lock"
 #: Deals of each pair and ruleset kept whole for the game viewer (both seat orders of each);

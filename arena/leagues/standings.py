@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from arena.analysis.ratings import Order, finishing_order, plackett_luce_elo
-from arena.tournament.rows import HEADER, csv_field, win_text
+from arena.tournaments.rows import HEADER, csv_field, win_text
 
 _ACTIVE_GAMES = """
 SELECT g.id, g.ruleset, g.deal, g.seed, s.seat, e.name, s.score, s.rank, s.win, s.turns,

@@ -1,4 +1,4 @@
-"""The game viewer: a stored game's record (:mod:`arena.tournament.event_records`) shown turn
+"""The game viewer: a stored game's record (:mod:`arena.tournaments.event_records`) shown turn
 by turn, with buttons to step back and forth.
 
 The steps (a title, the lines of what happened, every seat's score after it) are made here in

@@ -18,7 +18,7 @@ have played with that seat skipped; the faulted seat ranks last and wins nothing
 
 Supervision from outside.  Each guarded call is numbered, and its number is written to a
 *board* (a few integers in shared memory) when it starts and when it ends: two integer stores
-per call, no system call.  A supervising process (:mod:`arena.tournament.supervisor`) reads
+per call, no system call.  A supervising process (:mod:`arena.tournaments.supervisor`) reads
 the board, so it can kill a process whose call overran the deadline by more than a grace
 period, or that died inside a call, and then re-play the chunk in a fresh process with the
 instruction "call k is a timeout / an error" (:attr:`Guard.injected`): the call is not made,
@@ -44,7 +44,7 @@ from arena.players.timeout import MoveTimeout, move_clock
 
 #: In a worker process, which ignores Ctrl-C, a KeyboardInterrupt can only come from a strategy,
 #: so there it is the strategy's fault; in the main process it is the user's Ctrl-C.  Workers set
-#: this (see arena.tournament.supervisor).
+#: this (see arena.tournaments.supervisor).
 strategy_interrupts_are_faults = False
 
 #: The key of the hash that makes strategy seeds (see :func:`strategy_seed`).

@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # numpy is imported where a turn is solved: `arena --help` ne
 
 #: Every situation solved in this process, in order: (ruleset, minimum, cap).  A tournament's
 #: template process solves again those its chunk processes needed, so later chunks find them
-#: cached (see arena.tournament.supervisor).
+#: cached (see arena.tournaments.supervisor).
 SOLVED: list[tuple[Ruleset, int, int | None]] = []
 
 #: Turn totals above this are banked; far beyond where rolling on can pay (about 20,000 with

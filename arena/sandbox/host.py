@@ -204,7 +204,7 @@ class Host:
 
 
 def _seed_generators(seed: int) -> None:
-    """As a chunk process does (arena.tournament.supervisor): ``random``, and numpy if loaded."""
+    """As a chunk process does (arena.tournaments.supervisor): ``random``, and numpy if loaded."""
     random.seed(seed)
     numpy = sys.modules.get("numpy")
     if numpy is not None:

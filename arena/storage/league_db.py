@@ -85,7 +85,7 @@ CREATE INDEX seats_by_entry ON seats (entry);
 
 #: What brings a league of schema ``n`` to ``n + 1``; a new league gets them all.
 _UPGRADES: dict[int, str] = {
-    # 2: whole games for the game viewer (arena.tournament.event_records), a JSON text each.
+    # 2: whole games for the game viewer (arena.tournaments.event_records), a JSON text each.
     1: """
 CREATE TABLE records (
     game INTEGER PRIMARY KEY REFERENCES games(id),

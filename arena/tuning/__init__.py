@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.engine import Ruleset
-from arena.tournament.folder_lock import release
+from arena.tournaments.folder_lock import release
 from arena.tuning.runner import (
     DEFAULT_ALPHA,
     DEFAULT_BUDGET,

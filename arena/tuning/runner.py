@@ -1,10 +1,10 @@
 """Run a tuning race: rounds of games through the tournament machinery, a run folder, resume.
 
 Every candidate plays every opponent on every ruleset, each deal in both seat orders, as a
-gauntlet (:class:`arena.tournament.TournamentSpec`), so workers, the compiled kernel, fault
+gauntlet (:class:`arena.tournaments.TournamentSpec`), so workers, the compiled kernel, fault
 handling and reproducibility are the tournament's.  In each gauntlet the candidate is named
 :data:`TUNED`, whatever its setting: game seeds derive from the tournament seed and the names
-at the table (:mod:`arena.tournament.schedule`), so every candidate gets the *same* deals and
+at the table (:mod:`arena.tournaments.schedule`), so every candidate gets the *same* deals and
 their per-deal scores are paired.  Round ``r`` plays with the seed ``derive_seed(seed, r)`` and
 ``first_deals * 2**(r-1)`` new deals (fewer when the budget would be passed): the deals played
 so far double each round.  After each round :func:`arena.tuning.race.judge_round` drops the
@@ -44,11 +44,11 @@ from arena.players import PlayerSpec
 from arena.players.loading import StrategyError
 from arena.safe_files import FileRefused, open_file, open_read, read_text, write_text
 from arena.sandbox import SeatPlace
-from arena.tournament.folder_lock import FolderRefused, claim
-from arena.tournament.rows import COLUMNS, csv_field
-from arena.tournament.runner import BatchFailed, batch_results
-from arena.tournament.schedule import Schedule
-from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec, entry_files
+from arena.tournaments.folder_lock import FolderRefused, claim
+from arena.tournaments.rows import COLUMNS, csv_field
+from arena.tournaments.runner import BatchFailed, batch_results
+from arena.tournaments.schedule import Schedule
+from arena.tournaments.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec, entry_files
 from arena.tuning.race import (
     CONFIDENCE,
     MIN_DEALS,
@@ -552,7 +552,7 @@ def new_folder(path: Path, settings: TuneSettings) -> None:
 
 def entry_fingerprints(settings: TuneSettings) -> dict[str, dict[str, Any]]:
     """The files the tuned strategy and each opponent play with, by spec text
-    (:func:`~arena.tournament.spec.entry_files`): saved in run.json, checked on resume."""
+    (:func:`~arena.tournaments.spec.entry_files`): saved in run.json, checked on resume."""
     try:
         return {text: entry_files(text) for text in (settings.spec, *settings.against)}
     except StrategyError as exc:
@@ -580,7 +580,7 @@ def check_entries(path: Path, settings: TuneSettings) -> None:
 
 def lock_folder(path: Path) -> None:
     """Make this process the only writer of the tuning run in ``path``, and refuse a folder
-    with a link in it (:mod:`arena.tournament.folder_lock`, :mod:`arena.safe_files`)."""
+    with a link in it (:mod:`arena.tournaments.folder_lock`, :mod:`arena.safe_files`)."""
     try:
         claim(path)
     except FolderRefused as exc:

@@ -12,7 +12,7 @@ from arena.engine.dice import next_turn_stream, roll_key, seat_streams
 from arena.engine.scoring import score_table
 from arena.players.builtin.greedy import GreedyPlayer
 from arena.players.match import strategy_seed
-from arena.tournament.schedule import stable_hash
+from arena.tournaments.schedule import stable_hash
 
 SEEDS = range(50)
 DEALS = range(60)

@@ -2,7 +2,7 @@
 
 games.csv and errors.csv keep one line per fault.  To debug a strategy you need its traceback,
 so each written batch's faults go into the run folder's journal (games.idx, see
-:mod:`arena.tournament.run_folder`) with the full traceback of every *distinct* fault: the same
+:mod:`arena.tournaments.run_folder`) with the full traceback of every *distinct* fault: the same
 player, status and traceback shape (the frames and exception types, not the message, which
 often names the game's dice).  errors.log lists the distinct faults, each with how many games it
 broke, the first one, and its full traceback; the warning block the commands print at the end
@@ -26,8 +26,8 @@ from arena.players.text import for_terminal, visible
 from arena.safe_files import open_read, write_text
 
 if TYPE_CHECKING:
-    from arena.tournament.schedule import Schedule
-    from arena.tournament.spec import TournamentSpec
+    from arena.tournaments.schedule import Schedule
+    from arena.tournaments.spec import TournamentSpec
 
 #: A traceback kept for errors.log is cut to this many characters, and each of its lines to
 #: LINE_LIMIT: a strategy's 2 MB exception message must not become a 2 MB log.
@@ -35,7 +35,7 @@ TRACEBACK_LIMIT = 20_000
 LINE_LIMIT = 1_000
 
 #: Distinct faults of one player whose traceback a run keeps (games.idx, errors.log); the
-#: later ones of that player are counted under one entry (see arena.tournament.fault_budget).
+#: later ones of that player are counted under one entry (see arena.tournaments.fault_budget).
 TRACEBACKS_PER_PLAYER = 10
 #: A traceback in a warning block on the terminal shows at most this many lines, each cut to
 #: TERMINAL_LINE characters: the rest is in errors.log.
@@ -296,7 +296,7 @@ class FaultCollector:
         self._distinct: Counter[str] = Counter()  # groups per player
 
     def add(self, details: Iterable[Any]) -> None:
-        """Add :class:`~arena.tournament.batch.FaultDetail` records, in game order.  As in a
+        """Add :class:`~arena.tournaments.batch.FaultDetail` records, in game order.  As in a
         run's journal, a player's distinct faults past :data:`TRACEBACKS_PER_PLAYER` share one
         group, so memory stays bounded per player."""
         for d in details:
@@ -344,7 +344,7 @@ def full_traceback(detail: Any) -> Iterator[str]:
 
 class FaultStop(Exception):
     """``--fail-fast``: a batch with a fault was written, so the run stops; ``detail`` is the
-    first fault (a :class:`~arena.tournament.batch.FaultDetail`)."""
+    first fault (a :class:`~arena.tournaments.batch.FaultDetail`)."""
 
     def __init__(self, detail: Any) -> None:
         super().__init__(f"{detail.player} faulted in game {detail.game}")

@@ -3,7 +3,7 @@ decides the games' results is in the spec; how they are run (workers, batch size
 
 ``chunk_games`` belongs here because it can decide results: each chunk of that many consecutive
 games is played in a fresh process, so a strategy's class attributes and module globals are
-reset at chunk boundaries (see :mod:`arena.tournament.supervisor`)."""
+reset at chunk boundaries (see :mod:`arena.tournaments.supervisor`)."""
 
 from __future__ import annotations
 
@@ -84,7 +84,7 @@ class TournamentSpec:
     #: (:mod:`arena.compiled`).  How games are played, not which: the rows are the same either
     #: way, so this is not part of the identity and a run may be resumed with or without it.
     compiled: bool = field(default=False, compare=False)
-    #: Keep the whole record (:mod:`arena.tournament.event_records`) of every game of the deals
+    #: Keep the whole record (:mod:`arena.tournaments.event_records`) of every game of the deals
     #: below this number, in every seat order, and of every game with a fault; 0 keeps none.
     #: Games the compiled kernel plays have no record.  What is kept, not what is played: not
     #: part of the identity either.

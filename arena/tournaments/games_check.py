@@ -1,7 +1,7 @@
 """Checking games.csv on resume, against its journal or row by row, and cutting it back to
 the games that are verified.
 
-Every journaled batch (see :mod:`arena.tournament.run_folder`) whose bytes match its checksum
+Every journaled batch (see :mod:`arena.tournaments.run_folder`) whose bytes match its checksum
 is kept; anything after the last matching batch is cut and played again: a torn line, a batch
 written but not yet journaled, and damage of any kind (a deleted or edited row, NUL bytes,
 rows past the end of the run).  Replaying gives the same bytes as a run that was never
@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.safe_files import open_file, open_read, write_bytes
-from arena.tournament.rows import COLUMNS, HEADER, csv_field
-from arena.tournament.schedule import Schedule
+from arena.tournaments.rows import COLUMNS, HEADER, csv_field
+from arena.tournaments.schedule import Schedule
 
 GAMES = "games.csv"
 INDEX = "games.idx"

@@ -1,7 +1,7 @@
 """Run a tournament: chunks of games in fresh processes, written in game order.
 
 The unit of work is a chunk of ``spec.chunk_games`` consecutive games, each played in a fresh
-process forked from a clean template (see :mod:`arena.tournament.supervisor`), so a chunk always
+process forked from a clean template (see :mod:`arena.tournaments.supervisor`), so a chunk always
 starts from the same state and the same spec and seed give the same bytes for any number of
 workers or batch size.  Chunks are generated lazily and only a few per worker are in flight, so
 memory does not grow with ``--games``.  Results are written strictly in game order, whatever
@@ -20,13 +20,13 @@ from tqdm import tqdm
 
 from arena.sandbox import NOWHERE, SeatPlace
 from arena.sandbox.cgroups import sweep_stale_groups
-from arena.tournament.batch import BatchResult
-from arena.tournament.chunks import chunk_count
-from arena.tournament.interrupts import StopState, stop_signals
-from arena.tournament.run_folder import RunFolder
-from arena.tournament.schedule import Schedule
-from arena.tournament.spec import TournamentSpec
-from arena.tournament.supervisor import BatchFailed, ChunkPool
+from arena.tournaments.batch import BatchResult
+from arena.tournaments.chunks import chunk_count
+from arena.tournaments.interrupts import StopState, stop_signals
+from arena.tournaments.run_folder import RunFolder
+from arena.tournaments.schedule import Schedule
+from arena.tournaments.spec import TournamentSpec
+from arena.tournaments.supervisor import BatchFailed, ChunkPool
 
 # The main process forks the templates: it must not have started tqdm's monitor thread (forking
 # a process with threads is unsafe).  Bars here are updated at every chunk anyway.
@@ -75,7 +75,7 @@ def batch_results(
     early stops every process.  ``place``: where isolated players' seat processes write their
     stderr, and what they must not see."""
     if backend == "dask":
-        from arena.tournament.dask_backend import dask_batch_results
+        from arena.tournaments.dask_backend import dask_batch_results
 
         with dask_batch_results(
             spec, start, stop, batch_size=batch_size, scheduler=scheduler, workers=workers, place=place

@@ -30,10 +30,10 @@ from arena.engine.scoring import score_table
 from arena.players.match import strategy_seed
 from arena.players.policy import BANK_RULES, KEEP_RULES, Policy
 from arena.players.solver import solve_turn, warm
-from arena.tournament.results import BatchResult
-from arena.tournament.rows import csv_field, win_text
-from arena.tournament.schedule import Schedule
-from arena.tournament.spec import TournamentSpec
+from arena.tournaments.results import BatchResult
+from arena.tournaments.rows import csv_field, win_text
+from arena.tournaments.schedule import Schedule
+from arena.tournaments.spec import TournamentSpec
 
 RULE_COLUMNS = (
     "dice",

@@ -9,7 +9,7 @@ The processes of a local run::
        └─ chunk       one per chunk of ``spec.chunk_games`` consecutive games (and per
                       re-play), forked from the template, leader of its own process group
 
-When the compiled kernel plays every game (:attr:`~arena.tournament.batch.BatchPlayer.compiled_only`),
+When the compiled kernel plays every game (:attr:`~arena.tournaments.batch.BatchPlayer.compiled_only`),
 no strategy code runs anywhere after the policies are read: the template plays its jobs itself,
 with no chunk process to fork or supervise, and a job may hold several chunks (:meth:`ChunkPool._job_games`).
 
@@ -71,13 +71,13 @@ from arena.engine.scoring import score_table
 from arena.players import match
 from arena.players.match import BOARD_SLOTS, GAME, PHASE, Guard
 from arena.sandbox import NOWHERE, SeatPlace
-from arena.tournament.batch import RULE_FIELDS, BatchPlayer, BatchResult, chunk_random_seed, compiled_games
-from arena.tournament.chunks import Job, chunk_count, chunk_jobs
-from arena.tournament.spec import TournamentSpec
-from arena.tournament.warm import warm_solvers
+from arena.tournaments.batch import RULE_FIELDS, BatchPlayer, BatchResult, chunk_random_seed, compiled_games
+from arena.tournaments.chunks import Job, chunk_count, chunk_jobs
+from arena.tournaments.spec import TournamentSpec
+from arena.tournaments.warm import warm_solvers
 
 if TYPE_CHECKING:
-    from arena.tournament.compiled_games import CompiledGames
+    from arena.tournaments.compiled_games import CompiledGames
 
 #: How often a template samples its chunk process's board (seconds).
 TICK = 0.01

@@ -16,7 +16,7 @@ from pathlib import Path
 from arena.players import PlayerSpec, load_player_spec
 from arena.players.loading import split_spec
 from arena.sandbox import COMMAND_PREFIX, is_command
-from arena.tournament.spec import TournamentSpec
+from arena.tournaments.spec import TournamentSpec
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """What playing a range of games gives back: the rows of games.csv and what goes with them.
 
-Kept apart from :mod:`arena.tournament.batch` (the Python path) so that the compiled kernel
+Kept apart from :mod:`arena.tournaments.batch` (the Python path) so that the compiled kernel
 (:mod:`arena.compiled`), which makes the same results, imports it without importing the
 Python path.
 """

@@ -10,7 +10,7 @@ it (``docs/faults.md``).
 What a strategy may keep, and for how long: instance attributes live for one game (each game
 makes new objects).  Class attributes and module globals live as long as the process that
 plays the game; under the local backend that is one *chunk* of ``spec.chunk_games``
-consecutive games, each played in a fresh process (see :mod:`arena.tournament.supervisor`),
+consecutive games, each played in a fresh process (see :mod:`arena.tournaments.supervisor`),
 so such state is reset between chunks and never carried from one chunk into another.  An
 isolated player's seat process serves the games of one seat order of its chunk
 (:class:`~arena.sandbox.SeatPool`): the seat orders of a deal share its dice, so a process that
@@ -40,15 +40,15 @@ from arena.engine import Ruleset
 from arena.players import PlayerFault, play_match
 from arena.players.match import CREATE, GAME, NO_ARGUMENT, Guard, ReportedFailure
 from arena.sandbox import NOWHERE, SeatPlace, SeatPool
-from arena.tournament.event_records import record_json
-from arena.tournament.interrupts import signals_held
-from arena.tournament.results import BatchResult, FaultDetail, GameRecord
-from arena.tournament.rows import csv_field, game_rows
-from arena.tournament.schedule import Schedule
-from arena.tournament.spec import TournamentSpec
+from arena.tournaments.event_records import record_json
+from arena.tournaments.interrupts import signals_held
+from arena.tournaments.results import BatchResult, FaultDetail, GameRecord
+from arena.tournaments.rows import csv_field, game_rows
+from arena.tournaments.schedule import Schedule
+from arena.tournaments.spec import TournamentSpec
 
 if TYPE_CHECKING:
-    from arena.tournament.compiled_games import CompiledGames
+    from arena.tournaments.compiled_games import CompiledGames
 
 
 def chunk_random_seed(tournament_seed: int, first_game: int) -> int:
@@ -81,7 +81,7 @@ def compiled_games(spec: TournamentSpec) -> CompiledGames | None:
     # Not cut halfway by Ctrl-C: numpy, stopped in the middle of its first import, stays broken
     # in this process ("cannot load module more than once"), and the reports need it.
     with signals_held():
-        from arena.tournament.compiled_games import CompiledGames
+        from arena.tournaments.compiled_games import CompiledGames
 
     kernel = CompiledGames(spec, policies)
     # The first load compiles (about 10 s, once: numba caches it on disk): say so on a terminal.

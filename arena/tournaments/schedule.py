@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from arena.engine import derive_seed
-from arena.tournament.spec import TournamentSpec
+from arena.tournaments.spec import TournamentSpec
 
 
 def stable_hash(text: str) -> int:

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.tournament.fault_log import (
+from arena.tournaments.fault_log import (
     TRACEBACKS_PER_PLAYER,
     clip_traceback,
     fault_key,
@@ -49,7 +49,7 @@ class FaultBudget:
                 self.per_player[player] += 1
 
     def plan(self, faults: Sequence[Any]) -> tuple[list[list[Any]], dict[str, dict[str, str]]]:
-        """For a batch's :class:`~arena.tournament.results.FaultDetail` records: each fault's
+        """For a batch's :class:`~arena.tournaments.results.FaultDetail` records: each fault's
         ``[game, seat, key]`` and the ``new`` entries to store with them.  Nothing is counted
         until :meth:`learn` is given the entries once they are written."""
         keys: list[list[Any]] = []

@@ -2,7 +2,7 @@
 
 - ``spec.json``: the settings; ``--resume`` checks every field.
 - ``.arena.lock``: held by the one process that writes the folder
-  (:mod:`arena.tournament.folder_lock`); every file is opened without following a link and
+  (:mod:`arena.tournaments.folder_lock`); every file is opened without following a link and
   only if it is a regular file (:mod:`arena.safe_files`), and a folder that is or holds a link,
   FIFO, device or socket is refused.
 - ``games.csv``: one row per player per game, in game order, appended and fsynced batch by batch.
@@ -10,12 +10,12 @@
   its games (``start``, ``stop``), where it ends in games.csv (``end``, in bytes), a BLAKE2b
   checksum of its bytes (``hash``), its faults (``faults``: game, seat, key) and the full
   traceback of each fault not seen before in the run (``new``; see
-  :mod:`arena.tournament.fault_log`), at most a few per player
-  (:mod:`arena.tournament.fault_budget`).
+  :mod:`arena.tournaments.fault_log`), at most a few per player
+  (:mod:`arena.tournaments.fault_budget`).
 
 The folder is built under a hidden temporary name and renamed into place, so a kill at any
 moment leaves either no folder or a complete, resumable one.  On resume games.csv is checked
-against the journal and cut back to its verified games (:mod:`arena.tournament.games_check`),
+against the journal and cut back to its verified games (:mod:`arena.tournaments.games_check`),
 so finishing the run gives the same bytes as a run that was never interrupted.
 """
 
@@ -34,16 +34,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.safe_files import FileRefused, open_file, read_text, refuse_unsafe, write_bytes
-from arena.tournament.fault_budget import FaultBudget
-from arena.tournament.folder_lock import LOCK, FolderRefused, claim, hold, release
-from arena.tournament.games_check import GAMES, INDEX, GamesCheckError, check_and_cut
-from arena.tournament.interrupts import signals_held
-from arena.tournament.rows import HEADER
-from arena.tournament.schedule import Schedule
-from arena.tournament.spec import SpecFieldError, TournamentSpec, spec_from_identity
+from arena.tournaments.fault_budget import FaultBudget
+from arena.tournaments.folder_lock import LOCK, FolderRefused, claim, hold, release
+from arena.tournaments.games_check import GAMES, INDEX, GamesCheckError, check_and_cut
+from arena.tournaments.interrupts import signals_held
+from arena.tournaments.rows import HEADER
+from arena.tournaments.schedule import Schedule
+from arena.tournaments.spec import SpecFieldError, TournamentSpec, spec_from_identity
 
 if TYPE_CHECKING:
-    from arena.tournament.batch import FaultDetail
+    from arena.tournaments.batch import FaultDetail
 
 SPEC = "spec.json"
 _PARTIAL = re.compile(r"^\.(?P<name>.*)\.partial-(?P<pid>\d+)-[0-9a-f]{6}$")
@@ -222,7 +222,7 @@ class RunFolder:
         _write_json(self.path / name, data)
 
     def release(self) -> None:
-        """Drop the folder's lock (:mod:`arena.tournament.folder_lock`) once everything is
+        """Drop the folder's lock (:mod:`arena.tournaments.folder_lock`) once everything is
         written; a process that just exits needs no call."""
         release(self.path)
 

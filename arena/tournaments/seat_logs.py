@@ -2,7 +2,7 @@
 back with the chunk that made it and appended to the run's ``seat-logs/`` by the main process.
 
 A worker may share no filesystem with the organiser, so its seat processes log to a private
-folder of the process that plays its chunks (:mod:`arena.tournament.chunk_host`), which hands
+folder of the process that plays its chunks (:mod:`arena.tournaments.chunk_host`), which hands
 each chunk's logs back with its rows.  The main process appends them in game order (so the
 logs of a run are the same whatever worker played what) and holds each player's whole log to
 the same cap as a local run: ``SeatLimits.file_size_mb``.

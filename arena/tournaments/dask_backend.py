@@ -2,14 +2,14 @@
 
 The unit of work is the local backend's: a chunk of ``spec.chunk_games`` consecutive games.
 Each Dask task hands one chunk to a fresh host process on its worker
-(:mod:`arena.tournament.chunk_host`), which plays it in a fresh, supervised chunk process as a
+(:mod:`arena.tournaments.chunk_host`), which plays it in a fresh, supervised chunk process as a
 local worker does: the same reset of class and module state at every chunk, the same hard
 deadline (a call past the move timeout plus the grace is killed and the chunk re-played with
 that call as a timeout), isolated players' seat processes started on the worker machine.  The
 results come back in game order, so the files are byte-identical to a local run.  A worker
 that dies mid-chunk costs nothing: the scheduler runs its chunk again elsewhere (a chunk is
 deterministic), and each chunk is written once, when its turn in game order comes.  Seat logs
-travel back with their chunk and are appended here (:mod:`arena.tournament.seat_logs`).
+travel back with their chunk and are appended here (:mod:`arena.tournaments.seat_logs`).
 
 ``dask[distributed]`` is an optional extra, imported only here.
 """
@@ -29,15 +29,15 @@ from contextlib import contextmanager
 
 from arena.distribution import install_hint
 from arena.sandbox import NOWHERE, SeatPlace
-from arena.tournament.batch import BatchResult
-from arena.tournament.chunk_host import ChunkOutcome, HostSetup
-from arena.tournament.chunks import Job, chunk_jobs
-from arena.tournament.portable import portable_spec
-from arena.tournament.seat_logs import append_logs
-from arena.tournament.spec import TournamentSpec
-from arena.tournament.supervisor import BatchFailed
-from arena.tournament.warm import warm_solvers
-from arena.tournament.worker_hosts import close_hosts, play_job
+from arena.tournaments.batch import BatchResult
+from arena.tournaments.chunk_host import ChunkOutcome, HostSetup
+from arena.tournaments.chunks import Job, chunk_jobs
+from arena.tournaments.portable import portable_spec
+from arena.tournaments.seat_logs import append_logs
+from arena.tournaments.spec import TournamentSpec
+from arena.tournaments.supervisor import BatchFailed
+from arena.tournaments.warm import warm_solvers
+from arena.tournaments.worker_hosts import close_hosts, play_job
 
 INSTALL_HINT = f"--backend dask needs dask.distributed: {install_hint('dask')}"
 #: How long to try reaching a scheduler before giving up.

@@ -8,9 +8,9 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from arena.distribution import DISTRIBUTION
-from arena.tournament.runner import RunOutcome
-from arena.tournament.schedule import Schedule, ScheduleShape
-from arena.tournament.spec import SCHEDULE_ORDER, TournamentSpec
+from arena.tournaments.runner import RunOutcome
+from arena.tournaments.schedule import Schedule, ScheduleShape
+from arena.tournaments.spec import SCHEDULE_ORDER, TournamentSpec
 
 PACKAGES = ("arena", "click", "pandas", "numpy", "tqdm", "multiprocess", "dill")
 

@@ -19,7 +19,7 @@ from arena.players import PlayerFault
 
 
 def record_json(players: Sequence[str], happened: Sequence[Event | PlayerFault]) -> str:
-    """The JSON text of a game's record (:class:`~arena.tournament.results.GameRecord`) from
+    """The JSON text of a game's record (:class:`~arena.tournaments.results.GameRecord`) from
     its events and faults, in the order they came."""
     return json.dumps({"players": list(players), "events": [_event_data(e) for e in happened]})
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from arena.tournament.spec import TournamentSpec
+from arena.tournaments.spec import TournamentSpec
 
 
 def warm_solvers(spec: TournamentSpec, *, forking: bool = True) -> None:

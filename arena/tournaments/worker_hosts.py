@@ -1,7 +1,7 @@
 """The Dask worker's side of a run: one chunk host per task thread, started for the run.
 
 A Dask task calls :func:`play_job`, which hands the chunk to this thread's host
-(:mod:`arena.tournament.chunk_host`) and waits for its outcome.  A host is started with the
+(:mod:`arena.tournaments.chunk_host`) and waits for its outcome.  A host is started with the
 run's setup at the first chunk a thread gets, kept for that run's next chunks (its template
 holds the loaded players and score tables, as a local worker slot does), and replaced if it
 dies.  The organiser stops a run's hosts on every worker when the run ends
@@ -22,8 +22,8 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from arena.sandbox import protect_this_process
-from arena.tournament.chunk_host import BOOT, ChunkOutcome, HostSetup
-from arena.tournament.chunks import Job
+from arena.tournaments.chunk_host import BOOT, ChunkOutcome, HostSetup
+from arena.tournaments.chunks import Job
 
 #: Seconds a host has to stop when told to, before it is killed.
 STOP_SECONDS = 5.0

@@ -2,7 +2,7 @@
 
 Chunk c holds games c * chunk_games to (c + 1) * chunk_games - 1, always, so each chunk starts
 from the same state whatever the number of workers or the batch size (see
-:mod:`arena.tournament.supervisor`).  A run that starts inside a chunk (a resumed one) plays
+:mod:`arena.tournaments.supervisor`).  A run that starts inside a chunk (a resumed one) plays
 that chunk from its first game and sends only the games from its start on.  Pieces are
 generated lazily: a run of 10**16 games holds none of them in memory.
 """

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.analysis.stats import elo_from_score
-from arena.tournament.duel import DuelOutcome
+from arena.tournaments.duel import DuelOutcome
 
 
 def finite(value: float) -> float | None:

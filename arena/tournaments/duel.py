@@ -26,11 +26,11 @@ from arena.engine import Ruleset
 from arena.players import PlayerSpec
 from arena.safe_files import open_read
 from arena.sandbox import SeatLimits
-from arena.tournament.batch import BatchResult
-from arena.tournament.interrupts import signals_held
-from arena.tournament.run_folder import GAMES, RunFolder, RunFolderError
-from arena.tournament.runner import BatchFailed, batch_results, seat_place
-from arena.tournament.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
+from arena.tournaments.batch import BatchResult
+from arena.tournaments.interrupts import signals_held
+from arena.tournaments.run_folder import GAMES, RunFolder, RunFolderError
+from arena.tournaments.runner import BatchFailed, batch_results, seat_place
+from arena.tournaments.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
 
 __all__ = ["DuelOutcome", "DuelTally", "Sprt", "SprtError", "duel_limit", "duel_spec", "run_duel"]
 

@@ -6,7 +6,7 @@ The processes of a Dask run, on each worker machine::
     │             task thread, kept for the run
     └─ host       a fresh Python (``execve``), so none of the worker's threads or memory: the
        │          local backend's main process in miniature, a
-       │          :class:`~arena.tournament.supervisor.ChunkPool` of one template
+       │          :class:`~arena.tournaments.supervisor.ChunkPool` of one template
        └─ template as locally: forks a fresh chunk process per chunk (and per re-play) and
           │       kills one whose call overran the move timeout plus the grace
           └─ chunk   plays the games; its isolated players' seat processes start here, on
@@ -16,7 +16,7 @@ So a chunk on Dask starts from the same clean state, under the same external dea
 the same re-play of a killed call as a timeout, and gives the same bytes.  The host talks to
 its worker over two pipes whose descriptors it closes in every process it forks, so no chunk
 process can write to the worker.  Isolated players' stderr goes to a private folder of the
-host and travels back with the chunk's rows (:mod:`arena.tournament.seat_logs`).
+host and travels back with the chunk's rows (:mod:`arena.tournaments.seat_logs`).
 """
 
 from __future__ import annotations
@@ -34,17 +34,17 @@ from typing import NoReturn
 from arena.players.loading import StrategyError
 from arena.players.match import one_line
 from arena.sandbox import SeatPlace, protect_this_process
-from arena.tournament.chunks import Job
-from arena.tournament.portable import missing_here, rebuilt_spec
-from arena.tournament.results import BatchResult
-from arena.tournament.seat_logs import ChunkLogs, take_logs
-from arena.tournament.spec import TournamentSpec
-from arena.tournament.supervisor import BatchFailed, ChunkPool, die_with_parent
+from arena.tournaments.chunks import Job
+from arena.tournaments.portable import missing_here, rebuilt_spec
+from arena.tournaments.results import BatchResult
+from arena.tournaments.seat_logs import ChunkLogs, take_logs
+from arena.tournaments.spec import TournamentSpec
+from arena.tournaments.supervisor import BatchFailed, ChunkPool, die_with_parent
 
 #: How a worker starts a host: its own import path, then ``main``'s arguments.
 BOOT = (
     "import sys,json;sys.path[:]=json.loads(sys.argv[1]);"
-    "from arena.tournament.chunk_host import main;main(sys.argv[2:])"
+    "from arena.tournaments.chunk_host import main;main(sys.argv[2:])"
 )
 
 
@@ -52,7 +52,7 @@ BOOT = (
 class HostSetup:
     """What a host needs for one run: sent once, when it starts."""
 
-    spec: TournamentSpec  # portable (:func:`arena.tournament.portable.portable_spec`)
+    spec: TournamentSpec  # portable (:func:`arena.tournaments.portable.portable_spec`)
     every: int | None  # games per result (a chunk's results come in pieces of that many)
     hidden: tuple[Path, ...]  # folders no seat may see (the run folder, if this machine has it)
     logs: bool  # bring isolated players' stderr back with each chunk
