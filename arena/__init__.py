@@ -9,6 +9,7 @@ The Python API (:mod:`arena.api`, :mod:`arena.tuning`), the command line's jobs 
 - ``arena.play(players, ...)`` plays one game and returns its events
   (:class:`~arena.api.GameRecord`);
 - ``arena.load_run(folder)`` reads any run folder, finished or partial;
+- ``arena.compare(a, b)`` puts two runs side by side, B minus A, as a DataFrame;
 - ``arena.tune(spec, params, ...)`` tunes a strategy's parameters.
 
 And what a strategy needs: ``Action``, ``TurnView``, ``GameInfo``, ``Player``, ``Policy``,
@@ -22,6 +23,7 @@ from typing import Any as _Any
 _EXPORTS = {
     "tournament": "arena.api",
     "duel": "arena.api",
+    "compare": "arena.api",
     "play": "arena.api",
     "load_run": "arena.api",
     "Run": "arena.api",

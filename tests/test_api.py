@@ -19,6 +19,7 @@ from arena.engine import CLASSIC
 from arena.engine import play as engine_play
 from arena.engine.events import GameOver, Rolled
 from arena.players import Action, PlayerFault
+from arena.tuning import TuneError
 
 # The same strategy as a file for the command line; the tests define it again inside themselves.
 BOT_FILE = '''
@@ -327,3 +328,78 @@ def test_class_parameters_are_typed_as_on_the_command_line(tmp_path: Path) -> No
                          games=20, seed=3, out=out)  # fmt: skip
         texts.append((out / "games.csv").read_text())
     assert texts[0] == texts[1]
+
+
+def test_out_none_keeps_the_results_in_the_objects_and_no_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import tempfile
+
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    run = arena.tournament(rules="classic", players=["greedy", "random"], games=20, workers=1)
+    duel = arena.duel("greedy", "random", rules="classic", games=20, workers=1)
+    assert list((tmp_path / "tmp").iterdir()) == []  # nothing left behind
+    assert run.folder is None and duel.folder is None
+    assert run.complete and len(run.games) == 40 and run.spec["games"] == 20 and run.info["seed"] == 0
+    assert len(duel.games) == 40 and "folder" not in duel.data
+    kept = arena.tournament(rules="classic", players=["greedy", "random"], games=20, out=tmp_path / "k")
+    assert kept.games.equals(run.games)  # the same games as in a folder of its own
+    assert "saved in" not in str(duel)
+
+
+def test_compare_gives_the_paired_comparison_as_a_dataframe(tmp_path: Path) -> None:
+    def run(name: str, games: int, players=("greedy", "random")):
+        return arena.tournament(rules="classic", players=list(players), games=games, out=tmp_path / name)
+
+    a, b = run("a", 20), run("b", 40)
+    frame = arena.compare(a, b)
+    assert list(frame["player"]) == ["greedy", "random"] and frame["paired"].all()
+    assert frame.attrs["rulesets"][0]["deals"] == 10  # the 10 deals both runs played, same dice
+    assert frame["difference"].abs().max() == 0.0  # the same deals give the same games
+    same = arena.compare(tmp_path / "a", str(tmp_path / "b"))  # folders work as well as runs
+    assert same.equals(frame)
+    other = run("c", 20, ("greedy", "threshold"))
+    with pytest.raises(arena.ArenaError, match="not runs of the same field"):
+        arena.compare(a, other)
+    forced = arena.compare(a, other, force=True)
+    assert list(forced["player"]) == ["greedy"] and forced.attrs["forced"]
+
+
+def test_run_plot_draws_the_command_lines_figures(tmp_path: Path) -> None:
+    run = arena.tournament(rules="classic", players=["greedy", "random"], games=20, out=tmp_path / "p")
+    figures = run.plot()
+    titles = [f.axes[0].get_title() for f in figures]
+    assert len(figures) == 4 and titles[0] == "Win rate per strategy: classic", titles
+    detached = arena.tournament(rules="classic", players=["greedy", "random"], games=20)
+    assert len(detached.plot()) == 4  # its sample games were read before the folder went
+
+
+def test_tune_takes_a_class_and_a_pair_as_tournament_does(tmp_path: Path) -> None:
+    class Bold:
+        """Banks at bank_at or more."""
+
+        name = "bold"
+
+        def __init__(self, bank_at: int = 300) -> None:
+            self.bank_at = bank_at
+
+        def decide(self, view):
+            keep = view.legal_keeps[0]
+            bank = view.turn_points + keep.points >= self.bank_at and view.bank_allowed(keep)
+            return Action(keep.dice, bank)
+
+    frame = arena.tune(
+        Bold,
+        ["bank_at=300,900"],
+        against=["greedy", (Bold, {"bank_at": 450})],
+        rules=["classic"],
+        budget=120,
+        first_deals=10,
+        workers=1,
+        out=tmp_path / "t",
+    )
+    assert list(frame["candidate"]) == ["bold:bank_at=300", "bold:bank_at=900"]
+    assert frame["deals"].min() >= 10
+    with pytest.raises(TuneError, match="the strategy to tune"):
+        arena.tune(42, ["bank_at=300,900"], out=tmp_path / "u")  # type: ignore[arg-type]

@@ -58,26 +58,29 @@ def slug(text: str) -> str:
 def write_plots(stats: RunStats, folder: Path) -> list[Path]:
     """Write the PNGs into ``folder``; return their paths."""
     plt = _pyplot()
-    samples = sample_games(folder)
-    written: list[Path] = []
+    figures = run_figures(plt, stats, sample_games(folder))
+    return [_save(plt, figure, folder / name) for name, figure in figures]
+
+
+def run_figures(plt: Any, stats: RunStats, samples: dict[str, list[SampleGame]]) -> list[tuple[str, Any]]:
+    """The run's figures with their file names, per ruleset: win rates, the pairwise matrix,
+    game lengths and the sample games (those there are data for)."""
+    figures: list[tuple[str, Any]] = []
     for ruleset, table in stats.summary.groupby("ruleset", sort=False):
         name = slug(str(ruleset))
         shares = fair_shares(stats.seats, str(ruleset))
-        written.append(
-            _save(plt, win_rate_figure(plt, str(ruleset), table, shares), folder / f"winrate-{name}.png")
-        )
+        figures.append((f"winrate-{name}.png", win_rate_figure(plt, str(ruleset), table, shares)))
         pairs = stats.pairwise[stats.pairwise["ruleset"] == ruleset]
         if len(pairs):
             figure = pairwise_figure(plt, str(ruleset), list(table["player"]), pairs)
-            written.append(_save(plt, figure, folder / f"pairwise-{name}.png"))
+            figures.append((f"pairwise-{name}.png", figure))
         lengths = stats.player_lengths[stats.player_lengths["ruleset"] == ruleset]
         if len(lengths):
             figure = lengths_figure(plt, str(ruleset), list(table["player"]), lengths)
-            written.append(_save(plt, figure, folder / f"lengths-{name}.png"))
+            figures.append((f"lengths-{name}.png", figure))
         if samples.get(str(ruleset)):
-            figure = games_figure(plt, str(ruleset), samples[str(ruleset)])
-            written.append(_save(plt, figure, folder / f"games-{name}.png"))
-    return written
+            figures.append((f"games-{name}.png", games_figure(plt, str(ruleset), samples[str(ruleset)])))
+    return figures
 
 
 def fair_shares(seats: pd.DataFrame, ruleset: str) -> list[float]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
+import tempfile
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -11,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.api.errors import ArenaError
 from arena.api.players import PlayerLike, resolve_player
-from arena.api.runs import compiled_flag, default_folder, load_rulesets
+from arena.api.runs import compiled_flag, load_rulesets
 from arena.engine import Ruleset
 from arena.players import StrategyError
 from arena.tournaments.duel import DuelOutcome, Sprt, SprtError, duel_limit, duel_spec, run_duel
@@ -34,7 +36,7 @@ class DuelResult:
     1 for A, ``verdict`` ``"H1"``, ``"H0"`` or None (no SPRT, or undecided), ``data`` all of
     duel.json.  ``games`` is the duel's games.csv as a DataFrame; ``str(result)`` the text."""
 
-    folder: Path
+    folder: Path | None  # None when the duel's folder was temporary (out=None)
     outcome: DuelOutcome
     data: dict[str, Any]
 
@@ -85,6 +87,8 @@ class DuelResult:
         """games.csv of the duel: one row per player per game."""
         from arena.api.runs import load_run
 
+        if self.folder is None:
+            raise ArenaError("this duel kept no folder (out=None) and has nothing more to read")
         return load_run(self.folder).games
 
     def __repr__(self) -> str:
@@ -121,12 +125,14 @@ def duel(
     return the verdict.  ``sprt``: ``"elo0=0,elo1=20"`` (optionally ``alpha``, ``beta``,
     ``model``) to stop as soon as the test decides, after at most ``max_games``; without it,
     ``games`` games (whole pairs).  Players take the forms :func:`arena.tournament` takes.  The
-    run folder (``out``, default results/<timestamp>-duel) holds games.csv, duel.json and
-    run.json, as on the command line.  Bad input raises :class:`ArenaError`."""
+    run folder ``out`` holds games.csv, duel.json and run.json, as on the command line; by
+    default the folder is temporary and removed once the duel is over (``folder`` is then None
+    and ``games`` was read before).  Bad input raises :class:`ArenaError`."""
     if workers is not None and workers < 1:
         raise ArenaError(f"workers must be at least 1, got {workers}")
     if batch_size is not None and batch_size < 2:
         raise ArenaError(f"batch_size must be at least 2 (one pair), got {batch_size}")
+    temporary: Path | None = None
     try:
         test = Sprt.parse(sprt) if isinstance(sprt, str) else sprt
         if not isinstance(rules, str | Path | Ruleset):
@@ -154,12 +160,17 @@ def duel(
             command="arena.duel(...)",
         )
         use_compiled = compiled_flag(compiled, spec)
+        if out is None:
+            temporary = Path(tempfile.mkdtemp(prefix="arena-duel-"))
+            out = temporary / "duel"
         folder = RunFolder.create(
-            Path(out) if out is not None else default_folder("-duel"),
+            Path(out),
             spec,
             {"kind": "duel", "sprt": test.as_dict() if test else None},
         )
     except (StrategyError, SprtError, RunFolderError, ValueError) as exc:
+        if temporary is not None:
+            shutil.rmtree(temporary, ignore_errors=True)
         if isinstance(exc, ArenaError):
             raise
         # (the command line's option name, as the argument's)
@@ -187,7 +198,13 @@ def duel(
         folder.release()  # this process may go on (a notebook): let others at the folder
     if outcome.error is not None:
         raise ArenaError(f"{outcome.error}; {outcome.tally.games:,} games kept in {folder.path}")
-    return DuelResult(folder.path, outcome, data)
+    result = DuelResult(folder.path, outcome, data)
+    if temporary is not None and outcome.complete:
+        games = result.games  # read now: the folder goes
+        result = DuelResult(None, outcome, {k: v for k, v in data.items() if k != "folder"})
+        result.__dict__["games"] = games  # what the cached property would have read
+        shutil.rmtree(temporary, ignore_errors=True)
+    return result
 
 
 def write_duel_files(

@@ -12,6 +12,8 @@ import dataclasses
 import json
 import os
 import secrets
+import shutil
+import tempfile
 from collections.abc import Callable, Iterable
 from datetime import datetime
 from functools import cached_property
@@ -117,8 +119,10 @@ def tournament(
     built-in but ``perfect``).  The other arguments are the command's options: ``format``
     (round-robin, free-for-all, gauntlet), ``seats`` (free-for-all), ``games`` (per pairing;
     per ruleset in a free-for-all), ``seed`` (default 0, or a secret one with ``cmd:`` players),
-    ``workers`` (default: all cores), ``out`` (a folder that must not exist; default
-    results/<timestamp>), ``move_timeout``, ``compiled`` (auto, on, off), ``progress`` (a bar on
+    ``workers`` (default: all cores), ``out`` (a folder that must not exist; by default a
+    temporary folder, removed once the run is over, so the results live only in the returned
+    :class:`Run`, whose ``folder`` is then None; a run stopped part-way keeps it, to resume),
+    ``move_timeout``, ``compiled`` (auto, on, off), ``progress`` (a bar on
     stderr).  ``resume``: continue the run in that folder with its saved settings (the other
     game settings given here are not used); give ``players`` too for a run of classes, the same
     ones it was started with.  Bad input raises :class:`ArenaError`.
@@ -131,6 +135,10 @@ def tournament(
     if batch_size is not None and batch_size < 1:
         raise ArenaError(f"batch_size must be at least 1, got {batch_size}")
     command = "arena.tournament(...)"
+    temporary = None
+    if out is None and resume is None:
+        temporary = Path(tempfile.mkdtemp(prefix="arena-run-"))
+        out = temporary / "run"
     try:
         if resume is not None:
             if out is not None:
@@ -158,6 +166,8 @@ def tournament(
         else:
             folder = RunFolder.create(Path(out) if out is not None else default_folder(), spec)
     except (StrategyError, RunFolderError, ValueError) as exc:
+        if temporary is not None:
+            shutil.rmtree(temporary, ignore_errors=True)
         if isinstance(exc, ArenaError):
             raise
         raise ArenaError(" ".join(str(exc).split())) from None
@@ -172,7 +182,11 @@ def tournament(
         folder.release()  # this process may go on (a notebook): let others at the folder
     if outcome.error is not None:
         raise ArenaError(f"{outcome.error}; continue with arena.tournament(resume={str(folder.path)!r})")
-    return Run(folder.path, stats)
+    run = Run(folder.path, stats)
+    if temporary is not None and run.complete:
+        run.detach()
+        shutil.rmtree(temporary, ignore_errors=True)
+    return run
 
 
 def resumed_spec(folder: str | Path, players: Iterable[PlayerLike]) -> TournamentSpec:
@@ -295,9 +309,52 @@ class Run:
     ``errors`` holds the fault rows (errors.csv's columns).  ``str(run)`` is the ranking as the
     command line prints it."""
 
-    def __init__(self, folder: Path, stats: RunStats) -> None:
-        self.folder = folder
+    def __init__(self, folder: Path | None, stats: RunStats) -> None:
+        self.folder = folder  # None once detached: the run's folder was temporary
         self._stats = stats
+        self._samples: dict[str, Any] | None = None
+
+    def detach(self) -> None:
+        """Read everything the object shows from the folder now (games, spec, run.json, the
+        sample games the plots replay) and forget the folder, which may then be removed."""
+        from arena.analysis.sample_games import sample_games
+
+        assert self.folder is not None
+        _ = self.games, self.spec, self.info
+        self._samples = sample_games(self.folder)
+        self.folder = None
+
+    def plot(self) -> list[Any]:
+        """The plots ``arena tournament --plot`` writes, as matplotlib figures: per ruleset the
+        win rates, the pairwise matrix, the game lengths and the sample games.  In Jupyter (or
+        IPython) they are shown inline.  Needs matplotlib (the ``plot`` extra)."""
+        from arena.analysis.plots import PlotError, run_figures
+        from arena.analysis.sample_games import sample_games
+        from arena.distribution import install_hint
+
+        try:
+            import matplotlib.pyplot as plt
+        except ImportError:
+            raise ArenaError(f"plot needs matplotlib: {install_hint('plot')}") from None
+        samples = self._samples if self.folder is None else sample_games(self.folder)
+        try:
+            figures = [figure for _, figure in run_figures(plt, self._stats, samples or {})]
+        except PlotError as exc:
+            raise ArenaError(str(exc)) from None
+        shell = None
+        try:
+            from IPython import get_ipython
+
+            shell = get_ipython()
+        except ImportError:
+            pass
+        if shell is not None:
+            from IPython.display import display
+
+            for figure in figures:
+                display(figure)
+                plt.close(figure)  # shown once, not again at the end of the cell
+        return figures
 
     @property
     def summary(self) -> pd.DataFrame:
@@ -326,7 +383,7 @@ class Run:
 
         from arena.analysis.games_csv import GAME_COLUMNS, game_chunks
 
-        chunks = list(game_chunks(self.folder / "games.csv"))
+        chunks = list(game_chunks(self._path / "games.csv"))
         if not chunks:
             return pd.DataFrame({name: pd.Series(dtype=kind) for name, kind in GAME_COLUMNS.items()})
         return pd.concat(chunks, ignore_index=True)
@@ -342,12 +399,18 @@ class Run:
     @cached_property
     def spec(self) -> dict[str, Any]:
         """The run's settings (spec.json)."""
-        return _read_object(self.folder / "spec.json")
+        return _read_object(self._path / "spec.json")
 
     @cached_property
     def info(self) -> dict[str, Any]:
         """run.json: command, seed, versions, timing; {} for a run that was killed before it."""
-        return _read_object(self.folder / "run.json")
+        return _read_object(self._path / "run.json")
+
+    @property
+    def _path(self) -> Path:
+        if self.folder is None:
+            raise ArenaError("this run kept no folder (out=None) and has nothing more to read")
+        return self.folder
 
     @property
     def games_played(self) -> int:
@@ -391,4 +454,5 @@ class Run:
 
     def __repr__(self) -> str:
         state = "complete" if self.complete else "partial"
-        return f"<arena run {str(self.folder)!r}: {self.games_played:,} games, {state}>"
+        where = "no folder" if self.folder is None else repr(str(self.folder))
+        return f"<arena run {where}: {self.games_played:,} games, {state}>"

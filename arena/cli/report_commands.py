@@ -21,7 +21,7 @@ from arena.tournaments.spec import SCHEDULE_ORDER
 if TYPE_CHECKING:
     import pandas as pd
 
-    from arena.analysis.compare import Codes, Comparison
+    from arena.analysis.compare import Comparison
     from arena.analysis.reports import RunStats
 
 RUN_DIR = click.Path(path_type=Path)
@@ -260,48 +260,21 @@ def compare_command(folder_a: Path, folder_b: Path, force: bool, as_json: bool) 
     changing one.  Runs with the same seed, rules and players are compared deal by deal on the
     same dice; others game by game.  Runs whose players met different opponents, or whose
     rulesets of one name have other rules, are refused unless --force is given."""
-    import pandas as pd
+    from arena.analysis.run_comparison import CompareError, compare_folders
 
-    from arena.analysis.compare import (
-        Codes,
-        changed_strategies,
-        compare_runs,
-        field_differences,
-        ruleset_differences,
-    )
-
-    codes = Codes()
-    deals_a, spec_a = read_compare_run(folder_a, codes)
-    deals_b, spec_b = read_compare_run(folder_b, codes)
-    players_a, players_b = run_players(deals_a, spec_a, codes), run_players(deals_b, spec_b, codes)
-    differences = field_differences(spec_a, spec_b, players_a, players_b) + ruleset_differences(
-        spec_a, spec_b
-    )
-    if differences and not force:
-        fail(
-            f"{folder_a} and {folder_b} are not runs of the same field: {'; '.join(differences)} "
-            "(--force compares what they share, game by game)"
-        )
-    order = [r["name"] for r in spec_a.get("rulesets", []) + spec_b.get("rulesets", [])]
-    order += [codes.labels[c] for c in pd.unique(pd.concat([deals_a["ruleset"], deals_b["ruleset"]]))]
-    result = compare_runs(deals_a, deals_b, codes, list(dict.fromkeys(order)), pair=not differences)
-    if result.rows.empty:
-        fail(f"{folder_a} and {folder_b} have no strategy on a ruleset in common")
-    changed = changed_strategies(spec_a, spec_b)
-    shared = set(zip(result.rows["ruleset"], result.rows["player"], strict=True))
-    only = [
-        {"run": run, "ruleset": r, "player": p}
-        for run, deals in (("A", deals_a), ("B", deals_b))
-        for r, p in sorted(_ruleset_players(deals, codes) - shared)
-    ]
+    try:
+        comparison = compare_folders(folder_a, folder_b, force=force)
+    except CompareError as exc:
+        fail(str(exc))
+    result, differences, only = comparison.result, comparison.differences, comparison.only_in_one_run
     if as_json:
         echo_json(
             {
                 "a": str(folder_a),
                 "b": str(folder_b),
-                "forced": bool(differences),
+                "forced": comparison.forced,
                 "differences": differences,
-                "changed": changed,
+                "changed": comparison.changed,
                 "rulesets": [p.as_dict() for p in result.pairings],
                 "rows": json.loads(result.rows.to_json(orient="records")),
                 "only_in_one_run": only,
@@ -311,54 +284,14 @@ def compare_command(folder_a: Path, folder_b: Path, force: bool, as_json: bool) 
     say(f"A = {folder_a}\nB = {folder_b}")
     if differences:
         say(f"forced: {'; '.join(differences)}; compared game by game, on what the runs share")
-    if spec_a.get("players") and spec_b.get("players"):
-        say(changed_text(changed))
+    if comparison.has_specs:
+        say(changed_text(comparison.changed))
     else:
         say("whether a strategy changed is unknown: a run has no spec.json")
     say(compare_text(result), nl=False)
     if only:
         names = ", ".join(f"{o['player']} ({o['ruleset']}, {o['run']})" for o in only)
         say(f"in one run only (not compared): {names}")
-
-
-def read_compare_run(folder: Path, codes: Codes) -> tuple[pd.DataFrame, dict]:
-    """A run folder's deal sums (see :func:`read_deals`) and its spec.json ({} if missing)."""
-    from arena.analysis.compare import read_deals
-    from arena.analysis.reports import ReportError
-
-    games = folder / "games.csv"
-    if not folder.is_dir():
-        fail(f"{folder}: no such run folder")
-    if not games.exists():  # a FIFO or device there is refused, in one line, when it is read
-        fail(f"{folder} is not a tournament folder (no games.csv)")
-    spec = read_json(folder / "spec.json")
-    for key, field in (("rulesets", "name"), ("players", "label")):
-        entries = spec.get(key, [])
-        if not isinstance(entries, list) or not all(
-            isinstance(e, dict) and isinstance(e.get(field), str) for e in entries
-        ):
-            fail(f"{folder / 'spec.json'} is damaged (its {key} are not the ones arena saved)")
-    try:
-        deals = read_deals(games, codes)
-    except ReportError as exc:
-        fail(str(exc))
-    if deals.empty:
-        fail(f"{folder} has no finished games yet")
-    return deals, spec
-
-
-def run_players(deals: pd.DataFrame, spec: dict, codes: Codes) -> list[str]:
-    """The run's player labels: spec.json's, in its order, else those that played."""
-    import pandas as pd
-
-    if spec.get("players"):
-        return [p["label"] for p in spec["players"]]
-    return [codes.labels[c] for c in pd.unique(deals["player"])]
-
-
-def _ruleset_players(deals: pd.DataFrame, codes: Codes) -> set[tuple[str, str]]:
-    pairs = deals[["ruleset", "player"]].drop_duplicates()
-    return {(codes.labels[r], codes.labels[p]) for r, p in pairs.itertuples(index=False)}
 
 
 def changed_text(changed: list[dict]) -> str:

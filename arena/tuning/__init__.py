@@ -8,12 +8,16 @@ by round (:mod:`arena.tuning.race`) and writes a run folder (:mod:`arena.tuning.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from arena.api.errors import ArenaError
+from arena.api.players import PlayerLike, resolve_player
 from arena.engine import Ruleset
+from arena.players import PlayerSpec, StrategyError
+from arena.players.loading import parse_params, split_spec
 from arena.tournaments.folder_lock import release
 from arena.tuning.runner import (
     DEFAULT_ALPHA,
@@ -59,17 +63,50 @@ def default_folder() -> Path:
     return path
 
 
-def _load(text: str) -> object:
+def _load(text: str) -> PlayerSpec:
     from arena.sandbox import load_player
 
     return load_player(text, isolate=False, limits=None, move_timeout=None)
 
 
+def _spec_text(player: PlayerLike, role: str, classes: dict[str, type]) -> str:
+    """A player in any form the API takes, as the spec text a tune run stores and rebuilds its
+    candidates from: a class becomes ``module:Class``, a pair ``module:Class:a=1``.  The class
+    itself goes into ``classes`` by that reference, so one defined anywhere (a notebook, a
+    function) is found again: the run's processes are forked from this one."""
+    if isinstance(player, str):
+        return player
+    try:
+        resolved = resolve_player(player)
+    except ArenaError as exc:
+        raise TuneError(f"{role}: {exc}") from None
+    if resolved.cls is not None and resolved.source == "class":
+        classes[split_spec(resolved.text)[0]] = resolved.cls
+    return resolved.text
+
+
+def _loader(classes: dict[str, type]) -> Callable[[str], PlayerSpec]:
+    """How a tune run makes each player from its spec text: the classes it was given by
+    reference, anything else as the command line loads it."""
+
+    def load(text: str) -> PlayerSpec:
+        reference, params = split_spec(text.strip())
+        cls = classes.get(reference)
+        if cls is None:
+            return _load(text)
+        try:
+            return resolve_player((cls, parse_params(cls, params, reference)))
+        except ArenaError as exc:
+            raise StrategyError(str(exc)) from None
+
+    return load
+
+
 def tune(
-    spec: str,
+    spec: PlayerLike,
     params: Iterable[str | ParamRange] = (),
     *,
-    against: Iterable[str] = DEFAULT_OPPONENTS,
+    against: Iterable[PlayerLike] = DEFAULT_OPPONENTS,
     rules: Iterable[str | Ruleset] = DEFAULT_RULES,
     budget: int = DEFAULT_BUDGET,
     tolerance: float = DEFAULT_TOLERANCE,
@@ -86,6 +123,10 @@ def tune(
     ``arena tune`` does, and return the candidates (candidates.csv) as a DataFrame; the run's
     summary (tune.json) is in ``df.attrs["tune"]`` and its folder in ``df.attrs["folder"]``.
 
+    ``spec`` and each of ``against`` take every form :func:`arena.tournament` takes: a spec
+    string, a Player class, a ``(class, {params})`` pair (those parameters stay fixed) or a
+    decide function.
+
     ``resume``: continue the run in that folder with its saved settings (the other game
     settings are then ignored).  Raises :class:`TuneError` with one line for bad input."""
     import pandas as pd
@@ -93,7 +134,10 @@ def tune(
     from arena.engine import load_ruleset
     from arena.engine.rules import RulesetError
 
-    if resume is not None:
+    classes: dict[str, type] = {}
+    if resume is not None:  # classes given again are found by their reference
+        for player in (spec, *against):
+            _spec_text(player, "a player", classes)
         folder = Path(resume)
         settings = read_settings(folder)
     else:
@@ -103,9 +147,9 @@ def tune(
         except (SpaceError, RulesetError) as exc:
             raise TuneError(" ".join(str(exc).split())) from None
         settings = TuneSettings(
-            spec=spec,
+            spec=_spec_text(spec, "the strategy to tune", classes),
             params=ranges,
-            against=tuple(against),
+            against=tuple(_spec_text(p, "an opponent", classes) for p in against),
             rules=rulesets,
             seed=seed,
             budget=budget,
@@ -118,7 +162,7 @@ def tune(
         result = run_tune(
             settings,
             folder,
-            load=_load,  # type: ignore[arg-type]
+            load=_loader(classes),
             resume=resume is not None,
             workers=workers or os.cpu_count() or 1,
             compiled=compiled,
