@@ -32,10 +32,11 @@ from __future__ import annotations
 
 import collections
 import errno
+import io
 import os
 import stat
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, BinaryIO, Literal, overload
 
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 #: Added to every open: a FIFO opens at once (a write-only one with no reader fails, ENXIO), a
@@ -160,6 +161,28 @@ def open_fd(path: Path, flags: int, mode: int = 0o666) -> int:
     return fd
 
 
+# The modes arena writes with, so that a caller gets a binary or a text file's type.
+_BinaryWriteMode = Literal["wb", "ab", "xb", "r+b", "rb+"]
+_TextWriteMode = Literal["w", "a", "x", "r+"]
+
+
+@overload
+def open_file(
+    path: Path, mode: _BinaryWriteMode, *, encoding: None = None, newline: None = None, buffering: int = -1
+) -> BinaryIO: ...
+@overload
+def open_file(
+    path: Path,
+    mode: _TextWriteMode,
+    *,
+    encoding: str | None = None,
+    newline: str | None = None,
+    buffering: int = -1,
+) -> io.TextIOWrapper: ...
+@overload
+def open_file(
+    path: Path, mode: str, *, encoding: str | None = None, newline: str | None = None, buffering: int = -1
+) -> IO[Any]: ...
 def open_file(
     path: Path, mode: str, *, encoding: str | None = None, newline: str | None = None, buffering: int = -1
 ) -> IO[Any]:
@@ -183,6 +206,18 @@ def open_file(
         raise
 
 
+@overload
+def open_read(
+    path: Path, mode: Literal["rb"] = "rb", *, encoding: None = None, newline: None = None
+) -> io.BufferedReader: ...
+@overload
+def open_read(
+    path: Path, mode: Literal["r"], *, encoding: str | None = None, newline: str | None = None
+) -> io.TextIOWrapper: ...
+@overload
+def open_read(
+    path: Path, mode: str = "rb", *, encoding: str | None = None, newline: str | None = None
+) -> IO[Any]: ...
 def open_read(
     path: Path, mode: str = "rb", *, encoding: str | None = None, newline: str | None = None
 ) -> IO[Any]:

@@ -227,7 +227,9 @@ def write_run_files(
     the first four (default :func:`arena.analysis.reports.write_reports`; the command line
     passes its own hook)."""
     if reports is None:
-        from arena.analysis.reports import write_reports as reports
+        from arena.analysis.reports import write_reports
+
+        reports = write_reports
 
     path = folder.path
     stats = reports(

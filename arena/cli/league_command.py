@@ -223,7 +223,9 @@ def serve_command(folder: str, host: str, port: int, as_json: bool) -> None:
         server = make_server(Path(folder), host, port)
     except (LeagueDatabaseError, OSError) as exc:
         fail(str(exc), 1)
-    address = f"http://{server.server_address[0]}:{server.server_address[1]}/"
+    bound_host, bound_port = server.server_address[:2]
+    assert isinstance(bound_host, str)  # an AF_INET server's: typeshed allows bytes, for other families
+    address = f"http://{bound_host}:{bound_port}/"
     if as_json:
         echo_json({"url": address})
     else:

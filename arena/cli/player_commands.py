@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import traceback
-from typing import TextIO
+from typing import TextIO, cast
 
 import click
 
@@ -159,7 +159,11 @@ def _play_one(
     seated: list[Player] = []
     for index, spec in enumerate(specs):
         try:
-            seated.append(pool.seat(index) if pool is not None and spec.isolated else spec.create())
+            if pool is not None and spec.isolated:
+                # A RemoteSeat plays as a Player; its decide passes a malformed reply on to the engine.
+                seated.append(cast(Player, pool.seat(index)))
+            else:
+                seated.append(spec.create())
         except KeyboardInterrupt:
             raise
         except ReportedFailure as failure:  # its seat process could not start

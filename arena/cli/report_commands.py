@@ -108,13 +108,14 @@ def completeness(played: int, total: int | None, spec: dict) -> str:
     if total is None:
         return f"{played:,} games (the run did not finish)"
     shape = saved_shape(spec)
-    unit = schedule_unit(spec["format"], shape) if shape is not None and shape.total == total else None
     proportion: str | None = None
-    if unit is not None and spec.get("schedule") != SCHEDULE_ORDER:
-        # Numbered pairing by pairing (an arena from before the interleaved schedule).
-        proportion = "not in proportion (an older run, played pairing by pairing)"
-    elif unit is not None:
-        proportion = proportion_text(shape, played, unit)
+    if shape is not None and shape.total == total:
+        unit = schedule_unit(spec["format"], shape)
+        if unit is not None and spec.get("schedule") != SCHEDULE_ORDER:
+            # Numbered pairing by pairing (an arena from before the interleaved schedule).
+            proportion = "not in proportion (an older run, played pairing by pairing)"
+        elif unit is not None:
+            proportion = proportion_text(shape, played, unit)
     return partial_text(played, total, proportion)
 
 

@@ -57,8 +57,8 @@ if TYPE_CHECKING:
     from arena.analysis.reports import RunStats
 
 #: The files of a run folder, as ``--json`` lists them (those the run has).
-RUN_FILES = ("games.csv", "summary.csv", "pairwise.csv", "gauntlet.csv", "errors.csv", "errors.log")
-RUN_FILES += ("run.json", "spec.json", "games.idx")
+RUN_FILES: tuple[str, ...] = ("games.csv", "summary.csv", "pairwise.csv", "gauntlet.csv", "errors.csv")
+RUN_FILES += ("errors.log", "run.json", "spec.json", "games.idx")
 # Options that decide the games: given with --resume, they must match the saved run.
 GAME_OPTIONS = ("rules", "players", "games", "seed", "format", "seats", "move_timeout")
 
@@ -284,8 +284,8 @@ def _open_run(
             # Options not given take the saved run's values; given ones must match them.
             base = load_saved_run(resume, command)
         timeout = move_timeout if base is None or "move_timeout" in given else base.move_timeout
-        new_players = base is None or "players" in given
-        loaded = tuple(seating.load(p, timeout) for p in players or DEFAULT_PLAYERS) if new_players else ()
+        kept = None if base is None or "players" in given else base  # the saved run whose players stay
+        loaded = tuple(seating.load(p, timeout) for p in players or DEFAULT_PLAYERS) if kept is None else ()
         if base is None:  # a new run: with isolated players and no --seed, a secret one
             run_seed = Seating.seed_for(seed, "seed" in given, loaded)
         else:
@@ -294,14 +294,14 @@ def _open_run(
             rulesets=tuple(resolve_rules(r) for r in rules or DEFAULT_RULES)
             if base is None or "rules" in given
             else base.rulesets,
-            players=loaded if new_players else base.players,
+            players=loaded if kept is None else kept.players,
             format=format_ if base is None or "format" in given else base.format,
             games=games if base is None or "games" in given else base.games,
             seed=run_seed,
             seats=seats if base is None or "seats" in given else base.seats,
             move_timeout=timeout,
             max_rounds=base.max_rounds if base is not None else DEFAULT_MAX_ROUNDS,
-            seat_limits=seating.limits_for(loaded) if new_players else base.seat_limits,
+            seat_limits=seating.limits_for(loaded) if kept is None else kept.seat_limits,
             command=command,
         )
         spec = with_compiled(compiled, spec)

@@ -125,7 +125,13 @@ def tune_command(
         parse_param,
         read_settings,
     )
-    from arena.tuning.runner import run_tune
+    from arena.tuning.runner import (
+        DEFAULT_ALPHA,
+        DEFAULT_BUDGET,
+        DEFAULT_FIRST_DEALS,
+        DEFAULT_TOLERANCE,
+        run_tune,
+    )
     from arena.tuning.space import SpaceError
 
     if workers is not None and workers < 1:
@@ -167,16 +173,10 @@ def tune_command(
                     against=against or DEFAULT_OPPONENTS,
                     rules=tuple(resolve_rules(r) for r in rules or DEFAULT_RULES),
                     seed=0 if seed is None else seed,
-                    **{
-                        key: value
-                        for key, value in (
-                            ("budget", budget),
-                            ("tolerance", tolerance),
-                            ("alpha", alpha),
-                            ("first_deals", first_deals),
-                        )
-                        if value is not None
-                    },
+                    budget=DEFAULT_BUDGET if budget is None else budget,
+                    tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance,
+                    alpha=DEFAULT_ALPHA if alpha is None else alpha,
+                    first_deals=DEFAULT_FIRST_DEALS if first_deals is None else first_deals,
                 )
                 folder = out or default_folder()
             result = run_tune(

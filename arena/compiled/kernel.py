@@ -389,7 +389,7 @@ def play_games(
                     farkled = True
                     break
                 ks = keep_start[ri, roll]
-                bank = False
+                bank: bool | np.bool_ = False  # a comparison of numpy integers gives np.bool_
                 k = ks
                 if keep_rule == K_OPTIMAL:
                     off = sit_off[sit]

@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 from arena.engine import events as ev
 from arena.engine.dice import (
@@ -282,6 +283,9 @@ class Game:
         live = n - len(self._retired)  # seats still in
         scores_t, strikes_t, streaks_t = tuple(scores), tuple(strikes), tuple(streaks)
         entered_t = tuple(entered)
+        # Each action's parts, as the player sent them: anything, checked below (annotations only).
+        keep_dice: Any
+        bank: object
 
         bar = rules.bar_start
         final_left: int | None = None  # turns still to play once the target is reached
@@ -388,7 +392,7 @@ class Game:
                     action = yield view
                     while True:  # until the action is legal
                         try:
-                            keep_dice, bank = action  # type: ignore[misc]
+                            keep_dice, bank = action  # type: ignore[misc]  # any object: see except
                             # The dice of one of this roll's keeps, returned as they are (the common
                             # case): known by identity, no key to compute (both objects are alive,
                             # so equal ids are the same tuple).
@@ -449,7 +453,7 @@ class Game:
             if farkled:
                 farkles[seat] += 1
             if in_playoff:
-                playoff_points[seat] = banked or 0  # type: ignore[index]
+                playoff_points[seat] = banked or 0
                 if emit is not None:
                     emit(
                         ev.Banked(seat, banked, score)
@@ -580,8 +584,9 @@ class Game:
         return f"cannot bank {total}: this turn needs at least {minimum} before banking ({why})"
 
     def _explain_illegal_keep(self, action: object) -> str:
+        keep_dice: Any
         try:
-            keep_dice, _bank = action  # type: ignore[misc]
+            keep_dice, _bank = action  # type: ignore[misc]  # any object: one that can't unpack is caught
             keep = tuple(keep_dice)
         except Exception:
             return f"a decision must be Action(keep, bank), got {action!r}"

@@ -199,7 +199,7 @@ def validate(rules: Ruleset) -> None:
         # bool is a subclass of int: refuse True where a number is meant and vice versa.
         if type(value) is not expected:
             raise RulesetError(name, f"must be {expected.__name__}, got {type(value).__name__} {value!r}")
-        if expected is int:
+        if type(value) is int:  # as `expected is int` here, and it narrows value for mypy
             _check_bound(name, value)
     for key in ("name", "description"):
         if any(c in getattr(rules, key) for c in "\r\n"):

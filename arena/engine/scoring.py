@@ -71,11 +71,12 @@ def _face_reading(face: int, count: int, rules: Ruleset) -> Reading | None:
         best = ((f"{_COUNT_WORDS[count]} {face}" + ("s" if count > 1 else ""), count * single),)
     for group in range(3, count + 1):
         rest = count - group
-        if rest and single is None:
-            continue  # a 2, 3, 4 or 6 scores only inside its group of equal dice
-        parts: Reading = ((f"{_COUNT_WORDS[group]} {face}s", kind_value(face, group, rules)),)
+        rest_parts: Reading = ()
         if rest:
-            parts += ((f"{_COUNT_WORDS[rest]} {face}" + ("s" if rest > 1 else ""), rest * single),)
+            if single is None:
+                continue  # a 2, 3, 4 or 6 scores only inside its group of equal dice
+            rest_parts = ((f"{_COUNT_WORDS[rest]} {face}" + ("s" if rest > 1 else ""), rest * single),)
+        parts: Reading = ((f"{_COUNT_WORDS[group]} {face}s", kind_value(face, group, rules)), *rest_parts)
         if best is None or _total(parts) > _total(best):
             best = parts
     return best
@@ -113,13 +114,16 @@ def best_reading(counts: tuple[int, ...], rules: Ruleset) -> Reading | None:
     """
     if sum(counts) == 0:
         return None
-    by_face: Reading | None = ()
+    by_face: Reading | None
+    parts: Reading = ()
     for face, count in zip(FACES, counts, strict=True):
         part = _face_reading(face, count, rules)
         if part is None:
             by_face = None
             break
-        by_face += part
+        parts += part
+    else:
+        by_face = parts
     pattern = _pattern_reading(counts, rules)
     if pattern is not None and (by_face is None or _total(pattern) > _total(by_face)):
         return pattern
@@ -158,7 +162,7 @@ def _by_most_dice(keeps: Iterable[Keep]) -> tuple[Keep, ...]:
     return tuple(sorted(keeps, key=lambda k: (-len(k.dice), -k.points)))
 
 
-class Keeps(tuple):  # a tuple of Keep
+class Keeps(tuple[Keep, ...]):
     """The legal keeps of one roll, best points first (then most dice left): a plain, immutable
     tuple of :class:`Keep` records, shared by every game of a ruleset, that also answers what
     strategies keep asking about it, worked out once per ruleset:

@@ -348,6 +348,7 @@ class Guard:
         self.board[PHASE] = k + k + 1
         token = object()
         applying = False
+        fault: PlayerFault | None
         try:
             try:
                 self._begin(token)
@@ -377,6 +378,7 @@ class Guard:
         watch = self.watch
         view = None if game.over else game.view()
         send = None if view is None else game.sender()
+        fault: PlayerFault | None
         calls = self.calls
         try:
             while view is not None:
@@ -398,7 +400,9 @@ class Guard:
                         if watch is not None:  # a re-play looking for the call that changed a ruleset
                             self._watched(seat, game)
                         applying = True
-                        view = send(action)  # type: ignore[misc]
+                        # send is None only when view is (no loop); a Refusal it returns is
+                        # answered on the next line, so view is a TurnView or None again at once.
+                        view = send(action)  # type: ignore[misc, assignment]
                         if type(view) is not TurnView:  # an illegal action, or the end of the game
                             view = game.answer(view)
                     except BaseException as exc:
@@ -463,8 +467,9 @@ class _Failure:
     def __init__(self, exc: BaseException, illegal: bool = False) -> None:
         self.exc = exc
         self.illegal = illegal
-        self.reported = type(exc) is ReportedFailure
-        if self.reported:  # already the whole reason, from a seat process
+        self.reported = False
+        if type(exc) is ReportedFailure:  # already the whole reason, from a seat process
+            self.reported = True
             self.illegal = exc.status == "illegal"
             self.text, self.traceback = shorten(exc.reason), exc.traceback_text
         elif illegal:  # the engine's explanation of an illegal action: no type name, middle cut
@@ -538,7 +543,7 @@ def play_match(
             continue
         try:
             name, *hooks = guard.call(seat, PREPARE, _prepare, player, None)
-            prepared.append((_checked_name(seat, name), *hooks))  # type: ignore[arg-type]
+            prepared.append((_checked_name(seat, name), *hooks))
         except PlayerFault as fault:
             faulted(fault)
             prepared.append(None)

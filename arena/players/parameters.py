@@ -60,7 +60,8 @@ def strategy_parameters(cls: type) -> list[Parameter]:
     except (TypeError, ValueError):  # a class whose signature can't be read takes no parameters here
         return []
     try:
-        hints = typing.get_type_hints(cls.__init__)
+        # mypy: "__init__ on an instance is unsound"; only its annotations are read here, not called.
+        hints = typing.get_type_hints(cls.__init__)  # type: ignore[misc]
     except Exception:  # an annotation that names something undefined: fall back to the defaults
         hints = {}
     found = []

@@ -228,6 +228,7 @@ class Policy:
 
 def pick_keep(rule: str, policy: Policy, view: TurnView, stream: RandomStream) -> Keep:
     """The keep that keep ``rule`` (any but ``"optimal"``) picks in ``view``."""
+    keeps: tuple[Keep, ...]
     if rule == "random":
         keeps = view.legal_keeps
         return keeps[stream.below(len(keeps))]

@@ -20,7 +20,7 @@ from typing import Any
 
 from arena.engine import TurnView
 from arena.players import match
-from arena.players.loading import StrategyError, description, load_player_spec, split_spec
+from arena.players.loading import StrategyError, load_player_spec, split_spec
 from arena.players.match import CREATE, DECIDE, END_GAME, NO_ARGUMENT, PREPARE, START_GAME, Guard, PlayerFault
 from arena.players.protocol import GameInfo
 from arena.sandbox import wire
@@ -96,7 +96,7 @@ class Host:
             "label": spec.label,
             "params": spec.params,
             "source": spec.source,
-            "description": description(spec.cls),
+            "description": spec.description,  # its class's: loaded here, so cls is set
         }
         layers = os.environ.get(LAYERS_VARIABLE, "")
         send(

@@ -241,8 +241,9 @@ class SeatPool:
             if live is not None:
                 live[0].close()
             self._live.pop(key, None)
+            starting = self._starting.pop(key, None)
             try:
-                live = self._greet(self._starting.pop(key, None) or self._process(index))
+                live = self._greet(starting or self._process(index))
             except ReportedFailure as failure:
                 self._fail(index, failure)
                 raise
@@ -394,7 +395,9 @@ def load_isolated_player(text: str, limits: SeatLimits, move_timeout: float | No
     finally:
         process.close()
     name = fold_spaces(reply["name"])
-    about = reply.get("about") if isinstance(reply.get("about"), dict) else {}
+    about = reply.get("about")
+    if not isinstance(about, dict):
+        about = {}
     if is_command(text):
         return PlayerSpec(text, name, None, {}, "command", isolated=True, about=f"the program {argv[0]}")
     return PlayerSpec(

@@ -276,7 +276,8 @@ def action_from(message: dict[str, Any]) -> Action | tuple[Any, Any]:
     keep = message.get("keep")
     bank = message.get("bank")
     if isinstance(keep, list):
-        return Action(tuple(keep), bank)
+        # A bank that is not a bool is passed on as it came: the engine refuses it, naming it.
+        return Action(tuple(keep), bank)  # type: ignore[arg-type]
     return keep, bank
 
 

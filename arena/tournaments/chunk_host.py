@@ -134,7 +134,8 @@ class _Host:
                     return
                 if job is None:
                     return
-                played, failure = (), None
+                played: tuple[BatchResult, ...] = ()
+                failure: str | None = None
                 try:
                     if pool is None:
                         pool = ChunkPool(spec, 1, setup.every, place)

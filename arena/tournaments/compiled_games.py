@@ -94,7 +94,7 @@ def _score_row(policy: Policy) -> list[int]:
 
 def _outcome_table() -> tuple[np.ndarray, np.ndarray]:
     offsets = np.zeros(8, np.int64)
-    parts = []
+    parts: list[np.ndarray] = []
     for n in range(7):
         offsets[n] = sum(len(p) for p in parts)
         # int16 (923 rolls fit): the six-dice part is 93 KB, not 373 KB, for a random lookup per roll.

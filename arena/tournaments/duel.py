@@ -130,8 +130,9 @@ class DuelOutcome:
         return self.tally.games - self.resumed_at
 
 
-def replay_games(path: Path, labels: tuple[str, str], state: DuelTally, pairs: int) -> None:
-    """Feed the first ``pairs`` pairs of a duel's games.csv into ``state``, as if just played.
+def replay_games(path: Path, labels: tuple[str, ...], state: DuelTally, pairs: int) -> None:
+    """Feed the first ``pairs`` pairs of a duel's games.csv into ``state``, as if just played
+    (``labels``: the duel's two, A's first).
     Raises :class:`RunFolderError` (one line) if the file is not such a duel's games."""
     shares: list[tuple[float, float]] = []
     faults = 0

@@ -20,6 +20,7 @@ import sys
 import threading
 from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import cast
 
 from arena.sandbox import protect_this_process
 from arena.tournaments.chunk_host import BOOT, ChunkOutcome, HostSetup
@@ -61,7 +62,7 @@ class ChunkHost:
         self.problem: str | None = None  # why it can't play this run here
         try:
             self.commands.send_bytes(pickle.dumps(setup))
-            kind, payload = self._receive()
+            kind, payload = cast(tuple[str, object], self._receive())  # ("ready", None) or ("failed", why)
         except HostDied:
             self.close()
             raise
