@@ -29,9 +29,9 @@ def compare(
     ``differences``, ``changed``, ``only_in_one_run`` and ``forced``."""
     from arena.analysis.run_comparison import CompareError, compare_folders
 
-    folders = []
+    folders: list[Path] = []
     for run in (a, b):
-        folder = getattr(run, "folder", run)
+        folder = run if isinstance(run, str | Path) else run.folder
         if folder is None:
             raise ArenaError(f"{run!r} kept no folder (out=None): compare needs its games.csv")
         folders.append(Path(folder))
