@@ -19,6 +19,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -427,6 +428,8 @@ def test_a_seat_that_goes_over_its_cpu_limit_is_killed_and_replaced(tmp_path: Pa
 
 
 def test_seat_processes_and_their_cgroups_are_gone_after_the_run(tmp_path: Path) -> None:
+    # A duration no other process on the machine sleeps for: the test looks only at its own.
+    duration = f"1000.{uuid.uuid4().int % 10**12:012d}"
     bot = tmp_path / "spawner.py"
     bot.write_text(
         textwrap.dedent(
@@ -440,14 +443,16 @@ def test_seat_processes_and_their_cgroups_are_gone_after_the_run(tmp_path: Path)
                 name = "spawner"
 
                 def start_game(self, info):
-                    subprocess.Popen(["sleep", "1000"], start_new_session=True)  # tries to outlive its seat
+                    # Tries to outlive its seat.
+                    subprocess.Popen(["sleep", "DURATION"], start_new_session=True)
             """
-        )
+        ).replace("DURATION", duration)
     )
     cgroups = Path("/sys/fs/cgroup/pids")
     before = set(cgroups.glob("arena-seat-*"))
     run(tmp_path / "run", [str(bot), "greedy"], isolate=True, games=2, chunk_games=1)
-    left = subprocess.run(["pgrep", "-f", "sleep 1000"], capture_output=True, text=True).stdout.split()
+    pgrep = ["pgrep", "-f", f"^sleep {duration}$"]
+    left = subprocess.run(pgrep, capture_output=True, text=True).stdout.split()
     assert left == []
     # None of them left behind by a seat whose reaper is gone (another run's may be in use).
     stale = [
