@@ -10,6 +10,7 @@ import click
 
 from arena.cli.output import echo_json, fail, say
 from arena.tournaments.dask_backend import INSTALL_HINT
+from arena.tournaments.interrupts import EXIT_INTERRUPTED, EXIT_TERMINATED
 
 
 def _open(folder: str):
@@ -21,13 +22,26 @@ def _open(folder: str):
         fail(str(exc), 1)
 
 
-@click.group("league")
+class _LeagueGroup(click.Group):
+    """Its commands, with a damaged database said in one line (SQLite finds the damage only
+    when it reads the page that holds it, so any command may meet it)."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        import sqlite3
+
+        try:
+            return super().invoke(ctx)
+        except sqlite3.DatabaseError as exc:
+            fail(f"the league database is damaged ({exc}); restore data/league.sqlite from a copy", 1)
+
+
+@click.group("league", cls=_LeagueGroup)
 def league_group() -> None:
     """A standing contest: entries stored by content, games played where missing."""
 
 
 @league_group.command("init")
-@click.argument("folder", type=click.Path(file_okay=False))
+@click.argument("folder")
 @click.option(
     "--rules",
     "rules",
@@ -70,7 +84,7 @@ def init_command(folder: str, rules: tuple[str, ...], games: int, seed: int, as_
 
 
 @league_group.command("add")
-@click.argument("folder", type=click.Path(file_okay=False))
+@click.argument("folder")
 @click.argument("spec")
 @click.option("--name", default=None, help="The entrant's name (default: the strategy's own).")
 @click.option("--json", "as_json", is_flag=True, help="Say what was done as one JSON object.")
@@ -80,20 +94,22 @@ def add_command(folder: str, spec: str, name: str | None, as_json: bool) -> None
 
     league = _open(folder)
     try:
-        entry, new = league.add(spec, name)
+        entry, status = league.add_entry(spec, name)
     except LeagueError as exc:
         fail(str(exc), 1)
     if as_json:
-        echo_json({"name": entry.name, "version": entry.version, "added": new})
+        echo_json({"name": entry.name, "version": entry.version, "added": status != "same"})
         return
-    if new:
+    if status == "again":
+        say(f"{entry.name} version {entry.version} plays again")
+    elif status == "added":
         say(f"added {entry.name} version {entry.version}")
     else:
         say(f"{entry.name} version {entry.version} already has this content: nothing added")
 
 
 @league_group.command("run")
-@click.argument("folder", type=click.Path(file_okay=False))
+@click.argument("folder")
 @click.option(
     "--workers", type=click.IntRange(1), default=1, show_default=True, help="Processes that play games."
 )
@@ -122,13 +138,23 @@ def run_command(
         report = league.run(workers=workers, trusted=trusted, backend=backend, scheduler=scheduler)
     except LeagueError as exc:
         fail(str(exc), 1)
+    for line in report.skipped:
+        say(f"arena: warning: {line}", err=True)
     if as_json:
-        echo_json({"played": report.played, "faults": report.faults, "interrupted": report.interrupted})
+        echo_json(
+            {
+                "played": report.played,
+                "faults": report.faults,
+                "interrupted": report.interrupted,
+                "skipped": list(report.skipped),
+            }
+        )
     else:
         say(f"played {report.played:,} games ({report.faults:,} faults)")
     if report.interrupted:
-        say("stopped: every game written so far is kept; run again to go on", err=True)
-        sys.exit(130)
+        how = "terminated" if report.terminated else "stopped"
+        say(f"{how}: every game written so far is kept; run again to go on", err=True)
+        sys.exit(EXIT_TERMINATED if report.terminated else EXIT_INTERRUPTED)
 
 
 def _cell(value: float, fmt: str) -> str:
@@ -140,7 +166,7 @@ def _cell(value: float, fmt: str) -> str:
 
 
 @league_group.command("table")
-@click.argument("folder", type=click.Path(file_okay=False))
+@click.argument("folder")
 @click.option("--json", "as_json", is_flag=True, help="The standings as one JSON object.")
 def table_command(folder: str, as_json: bool) -> None:
     """The standings over every game between active entries, with a crosstable."""
@@ -172,7 +198,7 @@ def table_command(folder: str, as_json: bool) -> None:
 
 
 @league_group.command("games")
-@click.argument("folder", type=click.Path(file_okay=False))
+@click.argument("folder")
 @click.option("--json", "as_json", is_flag=True, help="The rows as a JSON list of objects.")
 def games_command(folder: str, as_json: bool) -> None:
     """Every stored game of active entries, in games.csv's format."""
@@ -187,7 +213,7 @@ def games_command(folder: str, as_json: bool) -> None:
 
 
 @league_group.command("export")
-@click.argument("folder", type=click.Path(file_okay=False))
+@click.argument("folder")
 @click.argument("out", type=click.Path(file_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="The files written, as one JSON object.")
 def export_command(folder: str, out: str, as_json: bool) -> None:
@@ -208,7 +234,7 @@ def export_command(folder: str, out: str, as_json: bool) -> None:
 
 
 @league_group.command("serve")
-@click.argument("folder", type=click.Path(file_okay=False))
+@click.argument("folder")
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="The port.")
 @click.option("--json", "as_json", is_flag=True, help="Say the address as one JSON object.")

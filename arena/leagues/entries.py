@@ -39,6 +39,7 @@ class Entry:
     play_spec: str
     kind: str
     active: bool
+    content_sha256: str = ""
 
 
 def entry_of(row: sqlite3.Row) -> Entry:
@@ -50,7 +51,57 @@ def entry_of(row: sqlite3.Row) -> Entry:
         row["play_spec"],
         row["kind"],
         bool(row["active"]),
+        row["content_sha256"],
     )
+
+
+def _module_bytes(text: str) -> bytes:
+    """The bytes of the files a ``module:Class`` spec imports (nothing for a built-in), so a
+    module changed on disk is a change of content."""
+    from arena.sandbox.exposure import module_paths
+
+    reference, _ = split_spec(text)
+    module, colon, _ = reference.partition(":")
+    if not colon:
+        return b""
+    try:
+        paths = module_paths(module)
+    except StrategyError:
+        return b""
+    files = sorted(p for path in paths for p in ([path] if path.is_file() else path.rglob("*.py")))
+    return b"".join(f.read_bytes() for f in files if f.is_file())
+
+
+def content_sha(text: str, kind: str, source: bytes | None = None, rest: str = "") -> str:
+    """What an entry's identity hashes: a file's bytes (and the spec after the file name); a
+    ``cmd:`` program's command text and fingerprint (its program and the files its arguments
+    name); a module's spec text and files; a built-in's spec text.  Raises StrategyError where
+    a program can't be found."""
+    if kind == "command":
+        identity = json.dumps(command_identity(text), sort_keys=True)
+        return hashlib.sha256(f"{text}\0{identity}".encode()).hexdigest()
+    if kind == "file":
+        return hashlib.sha256((source or b"") + b"\0" + rest.encode()).hexdigest()
+    module = _module_bytes(text)
+    return hashlib.sha256(text.encode() + (b"\0" + module if module else b"")).hexdigest()
+
+
+def changed_since_added(entry: Entry) -> str | None:
+    """Why ``entry`` is no longer the code it was added with (a ``cmd:`` program or module
+    changed on disk), or None.  A file entry plays its own stored copy: it can't change."""
+    if entry.kind == "file":
+        return None
+    what = "program" if entry.kind == "command" else "module"
+    try:
+        now = content_sha(entry.spec, entry.kind)
+    except StrategyError as exc:
+        return f"{entry.name}: {exc}"
+    if now != entry.content_sha256:
+        return (
+            f"{entry.name} version {entry.version}: its {what} changed since it was added "
+            f"(arena league add it again to play the new version)"
+        )
+    return None
 
 
 def _file_part(text: str) -> tuple[Path, str] | None:
@@ -65,21 +116,19 @@ def _file_part(text: str) -> tuple[Path, str] | None:
 
 def add_entry(
     folder: Path, connection: sqlite3.Connection, text: str, name: str | None = None
-) -> tuple[Entry, bool]:
-    """Register ``text`` in the league; (the entry, True if it is new).  The entry is loaded
-    in a seat process of its own before anything is stored: one that can't load is refused."""
+) -> tuple[Entry, str]:
+    """Register ``text`` in the league; (the entry, ``"added"``, ``"again"`` for an earlier
+    version that plays again, or ``"same"`` if that name already plays this content).  The
+    entry is loaded in a seat process of its own before anything is stored: one that can't
+    load is refused, and so is one whose own name is another entrant's (unless ``name``)."""
     text = text.strip()
     if not text:
         raise EntryRefused("empty player spec")
     source: bytes | None = None
     file_part = None if is_command(text) else _file_part(text)
+    rest = ""
     if is_command(text):
         kind = "command"
-        try:
-            identity = json.dumps(command_identity(text), sort_keys=True)
-        except StrategyError as exc:
-            raise EntryRefused(str(exc)) from None
-        sha = hashlib.sha256(f"{text}\0{identity}".encode()).hexdigest()
     elif file_part is not None:
         kind = "file"
         path, rest = file_part
@@ -87,33 +136,55 @@ def add_entry(
             source = path.read_bytes()
         except OSError as exc:
             raise EntryRefused(f"{text}: cannot read {path}: {exc.strerror}") from None
-        sha = hashlib.sha256(source + b"\0" + rest.encode()).hexdigest()
     else:
         kind = "module-or-built-in"
-        sha = hashlib.sha256(text.encode()).hexdigest()
+    try:
+        sha = content_sha(text, kind, source, rest)
+    except StrategyError as exc:
+        raise EntryRefused(str(exc)) from None
     # Absolute: a later run may start in another folder (a Dask worker needs the same path).
     store = Path(folder).resolve() / ENTRIES_FOLDER / sha[:16]
+    made = file_part is not None and not store.exists()  # an active entry's copy stays put
     play_spec = text
     if file_part is not None and source is not None:
         store.mkdir(parents=True, exist_ok=True)
         copy = store / file_part[0].name
         copy.write_bytes(source)
         play_spec = f"{copy}{file_part[1]}"
+
+    def refuse(message: str) -> EntryRefused:
+        if made:
+            shutil.rmtree(store, ignore_errors=True)
+        return EntryRefused(message)
+
     try:
         loaded = load_player(play_spec, isolate=True, limits=None, move_timeout=DEFAULT_MOVE_TIMEOUT)
     except StrategyError as exc:
-        if file_part is not None:
-            shutil.rmtree(store, ignore_errors=True)
-        raise EntryRefused(str(exc).replace(play_spec, text)) from None
+        raise refuse(str(exc).replace(play_spec, text)) from None
     chosen = fold_spaces(name) if name is not None else loaded.label
     refusal = name_refusal(chosen)
     if refusal is not None:
-        raise EntryRefused(f"--name {chosen!r}: {refusal}")
+        raise refuse(f"--name {chosen!r}: {refusal}")
     same = connection.execute(
         "SELECT * FROM entries WHERE name = ? AND content_sha256 = ?", (chosen, sha)
     ).fetchone()
     if same is not None:
-        return entry_of(same), False
+        if not same["active"]:  # an earlier version given again: it plays again
+            with connection:
+                connection.execute("UPDATE entries SET active = 0 WHERE name = ?", (chosen,))
+                connection.execute("UPDATE entries SET active = 1 WHERE id = ?", (same["id"],))
+            same = connection.execute("SELECT * FROM entries WHERE id = ?", (same["id"],)).fetchone()
+            return entry_of(same), "again"
+        return entry_of(same), "same"
+    current = connection.execute(
+        "SELECT spec FROM entries WHERE name = ? AND active = 1", (chosen,)
+    ).fetchone()
+    if current is not None and name is None and current["spec"] != text:
+        # An entry's own name must not replace another entrant: the organiser says so.
+        raise refuse(
+            f"{text} calls itself {chosen!r}, the name of the entrant added from {current['spec']}: "
+            f"to make it {chosen}'s new version, add it with --name {chosen!r}; else give it another --name"
+        )
     with connection:
         row = connection.execute("SELECT MAX(version) FROM entries WHERE name = ?", (chosen,)).fetchone()
         version = (row[0] or 0) + 1
@@ -135,7 +206,7 @@ def add_entry(
         )
         entry_id = cursor.lastrowid
     row = connection.execute("SELECT * FROM entries WHERE id = ?", (entry_id,)).fetchone()
-    return entry_of(row), True
+    return entry_of(row), "added"
 
 
 def active_entries(connection: sqlite3.Connection) -> list[Entry]:

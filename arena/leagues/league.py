@@ -26,9 +26,10 @@ class League:
         self.folder = Path(folder)
         try:
             self.connection = league_db.open_league(self.folder)
+            self.settings = league_db.settings(self.connection)
         except league_db.LeagueDatabaseError as exc:
-            raise LeagueError(str(exc)) from None
-        self.settings = league_db.settings(self.connection)
+            text = str(exc)
+            raise LeagueError(text if str(self.folder) in text else f"{self.folder}: {text}") from None
 
     @classmethod
     def create(
@@ -58,7 +59,14 @@ class League:
         return cls(folder)
 
     def add(self, spec: str, name: str | None = None) -> tuple[Entry, bool]:
-        """Register an entry; (the entry, False if that name already has this content)."""
+        """Register an entry; (the entry, False if that name already plays this content).  An
+        earlier version given again plays again.  An entry whose own name is another entrant's
+        is refused unless ``name`` says it is that entrant's new version."""
+        entry, status = self.add_entry(spec, name)
+        return entry, status != "same"
+
+    def add_entry(self, spec: str, name: str | None = None) -> tuple[Entry, str]:
+        """:meth:`add`, saying what it did: ``"added"``, ``"again"`` or ``"same"``."""
         try:
             return add_entry(self.folder, self.connection, spec, name)
         except EntryRefused as exc:
@@ -79,6 +87,7 @@ class League:
         """Play what is missing until every pair of active entries has its games."""
         from arena.players.loading import StrategyError
         from arena.tournaments.dask_backend import DaskBackendError
+        from arena.tournaments.supervisor import BatchFailed
 
         try:
             return play_league(
@@ -91,8 +100,8 @@ class League:
                 scheduler=scheduler,
                 progress=progress,
             )
-        except (LeagueBusy, StrategyError, DaskBackendError) as exc:
-            raise LeagueError(str(exc)) from None
+        except (LeagueBusy, StrategyError, DaskBackendError, BatchFailed) as exc:
+            raise LeagueError(' '.join(str(exc).split())) from None
 
     def standings(self) -> tuple[pd.DataFrame, pd.DataFrame, int]:
         """(the table, best first; the crosstable; the games they count), from one fit."""

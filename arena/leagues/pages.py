@@ -38,6 +38,8 @@ def game_page_name(game_id: int) -> str:
     return f"game-{game_id}.html"
 
 
+#: Faults listed on an entrant's page (the rest are counted).
+LISTED_FAULTS = 50
 #: Recorded games listed on an entrant's page.
 LISTED_GAMES = 40
 
@@ -105,15 +107,23 @@ def entry_page(connection: sqlite3.Connection, entry_id: int) -> str | None:
         )
     faults = connection.execute(
         "SELECT f.game, f.status, f.reason, f.replay FROM faults f JOIN entries e ON e.id = f.entry "
-        "WHERE e.name = ? ORDER BY f.game LIMIT 50",
-        (name,),
+        "WHERE e.name = ? ORDER BY f.game LIMIT ?",
+        (name, LISTED_FAULTS),
     ).fetchall()
+    all_faults = connection.execute(
+        "SELECT COUNT(*) FROM faults f JOIN entries e ON e.id = f.entry WHERE e.name = ?", (name,)
+    ).fetchone()[0]
     recorded = {r[0] for r in connection.execute("SELECT game FROM records")}
     fault_lines = [
         f"<li>{_game_link(f['game'], recorded)}: {html.escape(f['status'])}: {html.escape(f['reason'])}"
         f"<br><code>{html.escape(f['replay'])}</code></li>"
         for f in faults
     ]
+    if all_faults > len(faults):
+        fault_lines.append(
+            f'<li class="more">and {all_faults - len(faults):,} more: `arena league games` lists every '
+            "game, with its status and reason</li>"
+        )
     games = connection.execute(
         "SELECT r.game, g.ruleset, e2.name, e.version FROM records r JOIN games g ON g.id = r.game "
         "JOIN seats s ON s.game = r.game JOIN entries e ON e.id = s.entry "

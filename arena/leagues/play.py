@@ -26,7 +26,8 @@ from pathlib import Path
 from tqdm import tqdm
 
 from arena.engine import Ruleset
-from arena.leagues.entries import Entry, active_entries
+from arena.leagues.entries import Entry, active_entries, changed_since_added
+from arena.players.loading import PlayerSpec, StrategyError
 from arena.sandbox import SeatPlace, load_player
 from arena.storage.league_db import PRIVATE_FOLDER
 from arena.tournaments.interrupts import stop_signals
@@ -40,6 +41,10 @@ LOCK_NAME = "data/run.lock"
 #: Deals of each pair and ruleset kept whole for the game viewer (both seat orders of each);
 #: every game with a fault is kept too.
 RECORD_DEALS = 1
+#: Games per chunk (a fresh process each, so the workers share a plan) and per write (a kill
+#: loses at most the games of one write per worker).
+CHUNK_GAMES = 100
+BATCH_GAMES = 10
 
 
 class LeagueBusy(Exception):
@@ -51,6 +56,10 @@ class RunReport:
     played: int
     faults: int
     interrupted: bool
+    terminated: bool = False  # stopped by SIGTERM (exit 143), not Ctrl-C (130)
+    #: One line per plan left for a later run: an entry that did not load, or whose program
+    #: or module changed since it was added.  The other plans are played.
+    skipped: tuple[str, ...] = ()
 
 
 def _hold_lock(folder: Path) -> int:
@@ -68,10 +77,16 @@ def _pair_counts(connection: sqlite3.Connection) -> dict[tuple[int, int], int]:
     return {(r[0], r[1]): r[2] for r in rows}
 
 
-def plan_work(connection: sqlite3.Connection, games_per_pair: int) -> list[tuple[int, list[int]]]:
+def plan_work(
+    connection: sqlite3.Connection, games_per_pair: int, playable: set[int] | None = None
+) -> list[tuple[int, list[int]]]:
     """The plans to play: (plan id, [head, opponents...]), unfinished ones first, then a new one
-    per entry that has not met every older active entry in full, newest entry first."""
+    per entry that has not met every older active entry in full, newest entry first.  New plans
+    seat only ``playable`` entries (default: every active one); the pairs of the others are
+    planned in a later run, once they play again."""
     active = {e.id for e in active_entries(connection)}
+    with connection:  # plans a kill left before they were sized: nothing was played in them
+        connection.execute("DELETE FROM plans WHERE total = 0 AND id NOT IN (SELECT plan FROM games)")
     plans: list[tuple[int, list[int]]] = []
     for row in connection.execute("SELECT id, players FROM plans WHERE next_game < total ORDER BY id"):
         players = json.loads(row["players"])
@@ -79,7 +94,7 @@ def plan_work(connection: sqlite3.Connection, games_per_pair: int) -> list[tuple
             plans.append((row["id"], players))
     covered = {frozenset((p[0], o)) for _, p in plans for o in p[1:]}
     counts = _pair_counts(connection)
-    ids = sorted(active)
+    ids = sorted(active if playable is None else active & playable)
     for head in reversed(ids):
         opponents = [
             o
@@ -118,12 +133,13 @@ def play_league(
         os.close(lock)
 
 
-def _plan_spec(entries: Sequence[Entry], settings: dict, trusted: bool) -> TournamentSpec:
-    players = [
-        load_player(e.play_spec, isolate=not trusted, limits=None, move_timeout=DEFAULT_MOVE_TIMEOUT)
-        for e in entries
-    ]
-    players = [dataclasses.replace(p, label=e.name) for p, e in zip(players, entries, strict=True)]
+def _load_entry(entry: Entry, trusted: bool) -> PlayerSpec:
+    """The entry as a player, under its league name; raises StrategyError."""
+    player = load_player(entry.play_spec, isolate=not trusted, limits=None, move_timeout=DEFAULT_MOVE_TIMEOUT)
+    return dataclasses.replace(player, label=entry.name)
+
+
+def _plan_spec(players: Sequence[PlayerSpec], settings: dict) -> TournamentSpec:
     return TournamentSpec(
         rulesets=tuple(Ruleset(**r) for r in settings["rulesets"]),
         players=tuple(players),
@@ -132,6 +148,7 @@ def _plan_spec(entries: Sequence[Entry], settings: dict, trusted: bool) -> Tourn
         seed=settings["seed"],
         move_timeout=DEFAULT_MOVE_TIMEOUT,
         record_deals=RECORD_DEALS,
+        chunk_games=CHUNK_GAMES,
     )
 
 
@@ -147,12 +164,27 @@ def _play(
     on_batch: Callable[[BatchResult], None] | None,
 ) -> RunReport:
     per_pair = -(-settings["games"] // 2) * 2 * len(settings["rulesets"])
-    plans = plan_work(connection, per_pair)
+    # Each active entry is loaded once.  One that can't load now, or whose program or module
+    # changed since it was added, holds up only its own pairs: the others are played.
+    loaded: dict[int, PlayerSpec] = {}
+    skipped: list[str] = []
+    for entry in active_entries(connection):
+        changed = changed_since_added(entry)
+        if changed is not None:
+            skipped.append(changed)
+            continue
+        try:
+            loaded[entry.id] = _load_entry(entry, trusted)
+        except StrategyError as exc:
+            skipped.append(f"{' '.join(str(exc).split())} (its games wait for a later run)")
+    plans = plan_work(connection, per_pair, set(loaded))
     by_id = {e.id: e for e in active_entries(connection)}
     specs = []
     for plan_id, players in plans:
+        if not all(i in loaded for i in players):
+            continue
         entries = [by_id[i] for i in players]
-        spec = _plan_spec(entries, settings, trusted)
+        spec = _plan_spec([loaded[i] for i in players], settings)
         schedule = Schedule(spec)
         total = len(schedule)
         with connection:
@@ -169,14 +201,21 @@ def _play(
     )
     played = faults = 0
     interrupted = False
-    try:
-        with stop_signals():
+    place = seat_place(folder, connection)
+    with stop_signals() as stopped:
+        try:
             for plan_id, entries, spec, schedule, start, total in specs:
                 if start >= total:
                     continue
-                place = seat_place(folder, connection)
                 with batch_results(
-                    spec, start, total, workers, backend=backend, scheduler=scheduler, place=place
+                    spec,
+                    start,
+                    total,
+                    workers,
+                    batch_size=BATCH_GAMES,
+                    backend=backend,
+                    scheduler=scheduler,
+                    place=place,
                 ) as results:
                     for result in results:
                         _store(connection, plan_id, entries, spec, schedule, result)
@@ -185,11 +224,11 @@ def _play(
                         bar.update(result.stop - result.start)
                         if on_batch is not None:
                             on_batch(result)
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        bar.close()
-    return RunReport(played, faults, interrupted)
+        except KeyboardInterrupt:
+            interrupted = True
+        finally:
+            bar.close()
+    return RunReport(played, faults, interrupted, stopped.terminated, tuple(dict.fromkeys(skipped)))
 
 
 def seat_place(folder: Path, connection: sqlite3.Connection) -> SeatPlace:

@@ -183,8 +183,16 @@ def _upgrade(connection: sqlite3.Connection, version: int) -> None:
 
 
 def settings(connection: sqlite3.Connection) -> dict[str, Any]:
+    """The league's settings; LeagueDatabaseError if they are missing or damaged."""
     row = connection.execute("SELECT value FROM meta WHERE key = 'settings'").fetchone()
-    return json.loads(row[0])
+    try:
+        data = json.loads(row[0]) if row is not None else None
+    except (TypeError, ValueError):
+        data = None
+    keys = ("rulesets", "games", "seed")
+    if not isinstance(data, dict) or not all(k in data for k in keys):
+        raise LeagueDatabaseError("the league database is damaged: its settings are missing")
+    return data
 
 
 def _connect(path: Path) -> sqlite3.Connection:
