@@ -132,6 +132,10 @@ def run(command: str, cwd: Path) -> list[str]:
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["PYTHONUNBUFFERED"] = "1"  # stdout and stderr interleaved as on a terminal
+    # A Dask cluster of the suite's own tests may hold Dask's default HTTP port; a LocalCluster
+    # started by an example then warns that it moved to another port.  That says nothing about
+    # the example, and on a machine of its own it is not printed.
+    env["PYTHONWARNINGS"] = "ignore:Port 8787 is already in use:UserWarning"
     done = subprocess.run(
         ["bash", "-c", command],
         cwd=cwd,
