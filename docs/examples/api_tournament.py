@@ -18,7 +18,7 @@ class Steady:
 run = arena.tournament(
     rules=["classic"],
     players=[Steady, (Steady, {"bank_at": 500}), "greedy", "optimal"],
-    games=100,
+    games=50,
     workers=2,
     seed=1,
     out="results/api",
