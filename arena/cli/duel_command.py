@@ -133,7 +133,7 @@ def duel_command(
     continues an interrupted duel with its saved players and settings.
 
     A and B are player specs, as after -p elsewhere: a built-in with optional parameters
-    (threshold:bank_at=400), path/to/bot.py[:Class][:NAME=VALUE,...], package.module:Class, an
+    (threshold:bank_at=400), `path/to/bot.py[:Class][:NAME=VALUE,...]`, package.module:Class, an
     installed plugin's name or cmd:PROGRAM.  With --resume they may be left out."""
     command = "arena " + " ".join(shlex.quote(a) for a in sys.argv[1:]) if sys.argv else "arena duel"
     if workers is not None and workers < 1:
