@@ -41,9 +41,10 @@ LOCK_NAME = "data/run.lock"
 #: Deals of each pair and ruleset kept whole for the game viewer (both seat orders of each);
 #: every game with a fault is kept too.
 RECORD_DEALS = 1
-#: Games per chunk (a fresh process each, so the workers share a plan) and per write (a kill
-#: loses at most the games of one write per worker).
-CHUNK_GAMES = 100
+#: Games per chunk (a fresh process each, with fresh seat processes: smaller chunks let more
+#: workers share a plan but start seats more often) and per write (a kill loses at most the
+#: games of one write per worker).
+CHUNK_GAMES = 250
 BATCH_GAMES = 10
 
 
