@@ -1,6 +1,6 @@
 """Every number and example the three rule documents state, checked against the engine.
 
-001 = "Standard", 000 = "Kurze Partie (5000)", 002 = the general guide (shared/rules/).
+001 = "Standard", 000 = "Kurze Partie (5000)", 002 = the general guide (docs/rules/).
 """
 
 from __future__ import annotations

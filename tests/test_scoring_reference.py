@@ -1,6 +1,6 @@
 """An independent reference implementation of scoring, checked against the engine.
 
-The reference below was written from the rule documents alone (``shared/rules/001_…txt``
+The reference below was written from the rule documents alone (``docs/rules/001_209120025ead4072.txt``
 "Standard", ``000_…txt`` "Kurze Partie (5000)" and ``002_…txt`` the general guide with its
 "Wertungstabelle" and "Verbreitete Varianten"), reading only the field names and meanings of
 :class:`arena.engine.Ruleset`; it does not share the engine's algorithm.  Where the engine looks

@@ -4,10 +4,10 @@ A :class:`Ruleset` holds every rule the three rule documents describe, one field
 The engine reads fields; it never branches on a preset's name.  The documents are cited by
 their short names:
 
-- *001* "Standard" (``shared/rules/001_…txt``),
-- *000* "Kurze Partie (5000)" (``shared/rules/000_…txt``),
+- *001* "Standard" (``docs/rules/001_209120025ead4072.txt``),
+- *000* "Kurze Partie (5000)" (``docs/rules/000_4463a352ab184aa6.txt``),
 - *002* the general guide with its base form ("Grundform") and "Verbreitete Varianten"
-  (``shared/rules/002_…txt``).
+  (``docs/rules/002_f6080ed1a31f3547.txt``).
 
 Where the documents leave a point open, the reading chosen is written in ``docs/rules.md``.
 """
