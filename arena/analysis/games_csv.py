@@ -111,16 +111,74 @@ def _parsed(path: Path, chunk_rows: int, dtype: dict[str, str]) -> Iterator[pd.D
         reader = pd.read_csv(
             source, dtype=dtype, chunksize=chunk_rows, keep_default_na=False, na_values={"reason": []}
         )
+        order = _GameOrder(path)
         for chunk in reader:
+            if "candidate" in chunk.columns and "round" in chunk.columns:
+                raise ReportError(
+                    f"{path.parent} is a tuning run (arena tune): read its candidates.csv and tune.json"
+                )
             missing = [c for c in GAME_COLUMNS if c not in chunk.columns]
             if missing:
                 raise ReportError(f"{path} is not a games.csv arena wrote (no column {', '.join(missing)})")
             if len(chunk):  # (a run stopped before its first batch: a header and nothing more)
+                order.check(chunk)
                 yield chunk
     except (ValueError, KeyError, TypeError, pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
         raise ReportError(f"{path} is not a games.csv arena wrote: {' '.join(str(exc).split())}") from None
     finally:
         source.close()
+
+
+class _GameOrder:
+    """Checks, chunk by chunk, that the rows of each game are together (the readers cut games
+    where the game number changes), whatever order the games come in: a bit per game number
+    seen, so the memory is an eighth of a byte per game."""
+
+    LIMIT = 1 << 31  # game numbers arena writes are far below this
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.seen = np.zeros(0, dtype=np.uint8)
+        self.last: tuple[int, Any] | None = None  # the previous chunk's last (game, ruleset)
+
+    def check(self, chunk: pd.DataFrame) -> None:
+        games = chunk["game"].to_numpy()
+        rulesets = chunk["ruleset"].to_numpy(dtype=object)
+        if games.min() < 0 or games.max() >= self.LIMIT:
+            raise ReportError(f"{self.path}: game numbers must be 0 to {self.LIMIT - 1:,}")
+        changed = np.empty(len(games), dtype=bool)
+        changed[1:] = games[1:] != games[:-1]
+        changed[0] = self.last is None or games[0] != self.last[0]
+        before = np.empty(len(games), dtype=object)
+        before[1:] = rulesets[:-1]
+        before[0] = rulesets[0] if self.last is None else self.last[1]
+        mixed = np.flatnonzero(~changed & (rulesets != before))
+        if len(mixed):
+            self._refuse(int(games[mixed[0]]))
+        starts = games[changed]
+        self.last = int(games[-1]), rulesets[-1]
+        if not len(starts):  # the chunk goes on with the game the last one ended in
+            return
+        size = (int(starts.max()) >> 3) + 1
+        if size > len(self.seen):
+            grown = np.zeros(max(size, 2 * len(self.seen)), np.uint8)
+            grown[: len(self.seen)] = self.seen
+            self.seen = grown
+        bits = (self.seen[starts >> 3] >> (starts & 7)) & 1
+        again = np.flatnonzero(bits)
+        if len(again):
+            self._refuse(int(starts[again[0]]))
+        unique, counts = np.unique(starts, return_counts=True)
+        if (counts > 1).any():
+            self._refuse(int(unique[np.argmax(counts > 1)]))
+        np.bitwise_or.at(self.seen, starts >> 3, (1 << (starts & 7)).astype(np.uint8))
+
+    def _refuse(self, game: int) -> None:
+        raise ReportError(
+            f"{self.path}: the rows of game {game} are not together, as arena writes them: keep "
+            "each game's rows one after another (in any order of games), and each run in a file "
+            "of its own"
+        )
 
 
 def game_chunks(path: Path, chunk_rows: int = CHUNK_ROWS) -> Iterator[pd.DataFrame]:
