@@ -99,6 +99,8 @@ def test_every_example_strategy_plays_a_legal_game(example: Path) -> None:
     ("text", "message"),
     [
         ("nope", "unknown strategy 'nope': use a built-in"),
+        ("greddy", "unknown strategy 'greddy' (did you mean 'greedy'?): use a built-in"),
+        ("tactitian:bank_at=300", "unknown strategy 'tactitian' (did you mean 'tactician'?)"),
         ("", "empty player spec"),
         ("threshold:bank=400", "threshold: unknown parameter 'bank' (parameters: bank_at, min_dice)"),
         ("threshold:bank_at=lots", "threshold: bank_at must be int, got 'lots'"),
@@ -127,7 +129,9 @@ def test_bad_references_are_one_clear_line(text: str, message: str) -> None:
             "",
             "several Player classes (Other, SafeBot); name one as",
         ),
-        (BOT, ":Missing", "no class 'Missing' in the file"),
+        (BOT, ":Missing", "no class 'Missing' in the file; its Player classes: SafeBot"),
+        (BOT, ":SafeBt", "no class 'SafeBt' in the file (did you mean 'SafeBot'?); its Player classes"),
+        ("class A:\n    pass\n", ":Gaper", "no class 'Gaper' in the file; it has no Player class"),
         ("def broken(:\n", "", "importing it failed: SyntaxError"),
         ("raise RuntimeError('boom')\n", "", "importing it failed: RuntimeError: boom"),
         (

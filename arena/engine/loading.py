@@ -36,7 +36,9 @@ def load_ruleset(name_or_path: str | Path | Ruleset) -> Ruleset:
     path = Path(text)
     if path.suffix.lower() != ".toml" and not path.exists():
         known = ", ".join(PRESETS)
-        raise RulesetError(text, f"unknown ruleset: use one of {known} or a .toml file")
+        close = difflib.get_close_matches(text, list(PRESETS), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise RulesetError(text, f"unknown ruleset{hint}: use one of {known} or a .toml file")
     return load_ruleset_file(path)
 
 

@@ -16,6 +16,7 @@ Every bad reference raises :class:`StrategyError` with one line that says what i
 from __future__ import annotations
 
 import contextlib
+import difflib
 import importlib
 import importlib.util
 import inspect
@@ -360,9 +361,16 @@ def _resolve(ref: str) -> tuple[type, str]:
         return _from_module(module_name, class_name), "module"
     known = ", ".join(BUILTINS)
     raise StrategyError(
-        f"unknown strategy {ref!r}: use a built-in ({known}), an installed plugin, "
-        "a file (path/to/bot.py[:Class]) or a module (package.module:Class)"
+        f"unknown strategy {ref!r}{_did_you_mean(ref, [*BUILTINS, *_entry_points()])}: use a built-in "
+        f"({known}), an installed plugin, a file (path/to/bot.py[:Class]) or a module "
+        "(package.module:Class)"
     )
+
+
+def _did_you_mean(name: str, known: list[str]) -> str:
+    """`` (did you mean 'greedy'?)`` for the nearest known name, or nothing if none is near."""
+    close = difflib.get_close_matches(name, known, n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
 
 
 def _entry_points() -> dict[str, Any]:
@@ -406,7 +414,10 @@ def _named_class(module: Any, class_name: str, ref: str, place: str) -> type:
     """``module.class_name`` if it is a Player class; else a one-line error about ``ref``."""
     obj = getattr(module, class_name, None)
     if obj is None:
-        raise StrategyError(f"{ref}: no class {class_name!r} in {place}")
+        names = [c.__name__ for c in _player_classes(module)]
+        has = f"; its Player classes: {', '.join(names)}" if names else "; it has no Player class"
+        near = _did_you_mean(class_name, names)
+        raise StrategyError(f"{ref}: no class {class_name!r} in {place}{near}{has}")
     if not is_player_class(obj):
         raise StrategyError(f"{ref}: {class_name} is not a Player class (it needs a decide method)")
     return obj
