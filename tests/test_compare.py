@@ -366,3 +366,20 @@ def test_compare_is_not_significant_where_an_exact_test_is_not() -> None:
     b = pd.DataFrame([{"ruleset": "r", "player": "x", "games": 100, "win_rate": 0.04}])
     row = compare_summaries(a, b).iloc[0]
     assert not row["significant"], (row["diff_low"], row["diff_high"])
+
+
+def test_an_unchanged_player_that_moved_is_explained() -> None:
+    rows = [
+        _row("steady", 100, 200, 0.6, 0.5, -0.15, -0.05),  # changed, significant
+        _row("greedy", 100, 200, 0.4, 0.5, 0.05, 0.15),  # unchanged, significant: it played steady
+        _row("random", 100, 200, 0.1, 0.1, -0.02, 0.02),  # unchanged, not significant
+    ]
+    pairing = Pairing("classic", True, 100, 100, 100, 0, "")
+    comparison = Comparison(pd.DataFrame(rows, columns=COLUMNS), [pairing])
+    text = compare_text(comparison, [{"player": "steady"}])
+    assert text.splitlines()[-1] == (
+        "greedy did not change, yet moved significantly: they played steady, whose change moved "
+        "their win rates too"
+    )
+    assert "did not change" not in compare_text(comparison, [])  # nothing changed: nothing to explain
+    assert "did not change" not in compare_text(comparison, None)  # unknown (no spec.json)

@@ -289,7 +289,7 @@ def compare_command(folder_a: Path, folder_b: Path, force: bool, as_json: bool) 
         say(changed_text(comparison.changed))
     else:
         say("whether a strategy changed is unknown: a run has no spec.json")
-    say(compare_text(result), nl=False)
+    say(compare_text(result, comparison.changed if comparison.has_specs else None), nl=False)
     if only:
         names = ", ".join(f"{o['player']} ({o['ruleset']}, {o['run']})" for o in only)
         say(f"in one run only (not compared): {names}")
@@ -315,7 +315,7 @@ def changed_text(changed: list[dict]) -> str:
     return "changed between the runs: " + "; ".join(parts)
 
 
-def compare_text(result: Comparison) -> str:
+def compare_text(result: Comparison, changed: list[dict] | None = None) -> str:
     """One table per ruleset; B - A and the intervals are in percentage points.  Headers and
     values line up whatever the names and numbers (widths come from the content)."""
     from arena.analysis.compare import MIN_DEALS, NEWCOMBE
@@ -385,4 +385,13 @@ def compare_text(result: Comparison) -> str:
             "the interval counts the games one by one (Newcombe), as the unpaired one does"
         )
     lines.append("B - A and intervals in percentage points; significant: the 95% interval excludes 0")
+    names = [c["player"] for c in changed or []]
+    moved = sorted(
+        {row.player for row in result.rows.itertuples(index=False) if row.significant} - set(names)
+    )
+    if names and moved:
+        lines.append(
+            f"{', '.join(moved)} did not change, yet moved significantly: they played "
+            f"{', '.join(names)}, whose change moved their win rates too"
+        )
     return "\n".join(lines) + "\n"
