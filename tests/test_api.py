@@ -371,6 +371,8 @@ def test_run_plot_draws_the_command_lines_figures(tmp_path: Path) -> None:
     figures = run.plot()
     titles = [f.axes[0].get_title() for f in figures]
     assert len(figures) == 4 and titles[0] == "Win rate per strategy: classic", titles
+    # The sample games' x axis counts rounds, and says so (issue 25, point 7).
+    assert figures[-1].axes[0].get_xlabel().startswith("round")
     detached = arena.tournament(rules="classic", players=["greedy", "random"], games=20)
     assert len(detached.plot()) == 4  # its sample games were read before the folder went
 

@@ -383,3 +383,21 @@ def test_an_unchanged_player_that_moved_is_explained() -> None:
     )
     assert "did not change" not in compare_text(comparison, [])  # nothing changed: nothing to explain
     assert "did not change" not in compare_text(comparison, None)  # unknown (no spec.json)
+
+
+def test_isolated_runs_without_a_seed_say_they_play_on_secret_seeds(tmp_path: Path) -> None:
+    outs = []
+    for name in ("a", "b"):
+        args = ["tournament", "--isolate", "--rules", "classic", "-p", "greedy", "-p", "random"]
+        code, _, err = run(*args, "--games", "4", "--workers", "1", "--out", str(tmp_path / name))
+        assert code == 0, err
+        assert "the dice come from a secret seed, kept in the run folder's spec.json" in err
+        outs.append(json.loads((tmp_path / name / "spec.json").read_text())["seed"])
+    assert outs[0] != outs[1]
+    code, out, _ = run("compare", str(tmp_path / "a"), str(tmp_path / "b"))
+    assert code == 0 and "a run with isolated players and no --seed draws a secret seed of its own" in out
+    code, _, err = run(
+        "tournament", "--isolate", "--rules", "classic", "-p", "greedy", "-p", "random",
+        "--games", "4", "--workers", "1", "--seed", "5", "--out", str(tmp_path / "c"),
+    )  # fmt: skip
+    assert code == 0 and "the dice come from a secret seed" not in err

@@ -280,7 +280,8 @@ def compare_runs(
             reason = "no deal was played in both runs"
         elif mismatched:
             reason = (
-                f"{mismatched:,} of {n_common:,} deals were dealt other dice, from another --seed or ruleset"
+                f"{mismatched:,} of {n_common:,} deals were dealt other dice, from another --seed or ruleset "
+                "(a run with isolated players and no --seed draws a secret seed of its own)"
             )
         else:
             reason = ""

@@ -242,7 +242,7 @@ def games_figure(plt: Any, ruleset: str, games: list[SampleGame]) -> Any:
             )
         ax.axhline(game.target, color="grey", ls="--", lw=1)
         ax.set_title(f"game {game.game} (deal {game.deal})", fontsize=9.5)
-        ax.set_xlabel("turn")
+        ax.set_xlabel("round (each seat plays one turn a round)")
         ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         ax.set_ylabel("score")
         ax.set_ylim(0, max(game.target, *(max(s) for s in game.scores)) * 1.12)

@@ -256,6 +256,7 @@ def tournament_command(
             say("interrupted before any game was played", err=True)
             raise SystemExit(stop.exit_status) from None
         run = _Run(spec, schedule, folder, stop, backend, scheduler, workers, json_out)
+        run.secret_seed = resume is None and "seed" not in given and any(p.isolated for p in spec.players)
         run.play(batch_size, progress, fail_fast, resume is not None)
         run.finish()
 
@@ -341,6 +342,7 @@ class _Run:
         self.fault: FaultDetail | None = None  # --fail-fast stopped the run at this fault
         self.interrupted = False
         self.terminated = False  # by SIGTERM, during play (the runner's handler)
+        self.secret_seed = False  # the dice come from a seed drawn for this run (isolated players)
         self.groups: list[FaultGroup] = []  # the run's distinct faults, from its journal
 
     @property
@@ -366,6 +368,13 @@ class _Run:
             f"{per_unit:,} games per {unit}: {self.total:,} games on {where} -> {self.folder.path}",
             err=True,
         )
+        if self.secret_seed:
+            say(
+                "the dice come from a secret seed, kept in the run folder's spec.json (no seat can "
+                "read it): another run plays other dice, so arena compare pairs it game by game, "
+                "not deal by deal",
+                err=True,
+            )
         if self.folder.note:
             say(f"repair: {self.folder.note}", err=True)
         if self.resumed_from:
