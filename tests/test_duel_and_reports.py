@@ -329,3 +329,29 @@ def test_report_of_a_folder_with_odd_contents_is_one_line(
     (folder / name).write_text(content)
     result = invoke("report", str(folder))
     assert one_line_error(result), (result.exception, result.stderr[-300:])
+
+
+def test_an_sprt_duel_prints_interim_lines_on_stderr(tmp_path: Path) -> None:
+    args = ["duel", "greedy", "threshold", "--rules", "classic", "--sprt", "elo0=0,elo1=5", "--workers", "1"]
+    fast = ["--interim-seconds", "0", "--batch-size", "20", "--compiled", "off"]
+    code, out, err = run(*args, *fast, "--out", str(tmp_path / "d"))
+    assert code == 0
+    interim = [line for line in err.splitlines() if line.startswith("after ")]
+    assert interim and interim[0].startswith("after 20 games: greedy scores ")
+    assert ", pairs " in interim[0] and " of [-2.94, 2.94]" in interim[0] and "wins " in interim[0]
+    assert "after " not in out  # the report itself stays on stdout, unchanged
+    code, out, err = run(*args, *fast, "--json", "--out", str(tmp_path / "j"))
+    assert code == 0 and "after 20 games" not in err  # --json: nothing but the JSON
+
+
+def test_the_interim_line_says_when_every_pair_splits() -> None:
+    from arena.tournaments.duel import DuelTally
+    from arena.tournaments.duel_report import IDENTICAL_PAIRS, interim_line
+
+    tally = DuelTally(Sprt.parse("elo0=0,elo1=5"))
+    for _ in range(IDENTICAL_PAIRS):
+        tally.add_pair((1.0, 0.0), (1.0, 0.0))  # each seat order won by the first seat: 1-1
+    expected = "every pair so far split 1-1: a and b may play alike, so the test can't decide"
+    assert interim_line(tally, ("a", "b")).endswith(expected)
+    tally.add_pair((1.0, 0.0), (0.0, 1.0))
+    assert "play alike" not in interim_line(tally, ("a", "b"))

@@ -6,6 +6,7 @@ import contextlib
 import os
 import shlex
 import sys
+import time
 from pathlib import Path
 from typing import NoReturn
 
@@ -29,7 +30,7 @@ from arena.tournaments.duel import (
     replay_games,
     run_duel,
 )
-from arena.tournaments.duel_report import duel_text
+from arena.tournaments.duel_report import duel_text, interim_line
 from arena.tournaments.fault_log import FaultCollector, FaultStop, FaultWatch, full_traceback, warning_block
 from arena.tournaments.interrupts import StopState, stop_signals
 from arena.tournaments.run_folder import RunFolder, RunFolderError, load_saved_run, load_saved_spec
@@ -50,6 +51,40 @@ SPRT_HELP = (
 
 def default_duel_out() -> Path:
     return default_folder("-duel")
+
+
+#: Seconds between the interim lines of a duel with an SPRT (as fastchess prints them).
+INTERIM_SECONDS = 5.0
+
+
+def interim(
+    sprt: Sprt | None, as_json: bool, progress: bool | None, seconds: float | None, labels: tuple[str, ...]
+) -> InterimLines | None:
+    """The interim lines of a duel with an SPRT: where its progress bar is shown (a terminal,
+    or --progress), every INTERIM_SECONDS; not with --json."""
+    if sprt is None or as_json:
+        return None
+    if seconds is None:
+        shown = sys.stderr.isatty() if progress is None else progress
+        if not shown:
+            return None
+        seconds = INTERIM_SECONDS
+    return InterimLines(labels, seconds)
+
+
+class InterimLines:
+    """Prints the SPRT's standing on stderr every ``seconds``, as the duel goes on."""
+
+    def __init__(self, labels: tuple[str, ...], seconds: float) -> None:
+        self.labels = (labels[0], labels[1])
+        self.seconds = seconds
+        self.next = time.monotonic() + seconds
+
+    def __call__(self, tally: DuelTally) -> None:
+        now = time.monotonic()
+        if now >= self.next and tally.verdict is None:
+            self.next = now + self.seconds
+            say(interim_line(tally, self.labels), err=True)
 
 
 @click.command("duel")
@@ -99,6 +134,14 @@ def default_duel_out() -> Path:
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (duel.json) instead of text.")
 @click.option("--batch-size", type=int, default=None, hidden=True, help="Games per task (for tests).")
 @click.option(
+    "--interim-seconds",
+    "report_seconds",
+    type=float,
+    default=None,
+    hidden=True,
+    help="Seconds between the SPRT's interim lines, shown even off a terminal (for tests).",
+)
+@click.option(
     "--progress/--no-progress", default=None, help="Progress bar on stderr. [default: on a terminal]"
 )
 @click.option(
@@ -122,6 +165,7 @@ def duel_command(
     move_timeout: float,
     as_json: bool,
     batch_size: int | None,
+    report_seconds: float | None,
     progress: bool | None,
     fail_fast: bool,
     compiled: str,
@@ -244,6 +288,7 @@ def duel_command(
                     on_batch=FaultWatch(fail_fast, collector),
                     compiled=use_compiled,
                     seat_limits=spec.seat_limits,
+                    on_tally=interim(sprt, as_json, progress, report_seconds, spec.labels),
                 )
         except FaultStop as fault:
             fail_at_fault(fault.detail, folder.path)

@@ -188,6 +188,7 @@ def run_duel(
     on_batch: Callable[[BatchResult], None] | None = None,
     compiled: bool = False,
     seat_limits: SeatLimits | None = None,
+    on_tally: Callable[[DuelTally], None] | None = None,
 ) -> DuelOutcome:
     """Play up to ``games`` games of A against B in pairs; stop early when ``sprt`` decides.
 
@@ -198,6 +199,7 @@ def run_duel(
     batch's kept games as they are written (their faults, for example).  ``compiled``: play
     the games of players with a declarative policy in the compiled kernel (same games).
     ``seat_limits``: the limits of isolated players' seat processes (the defaults if None).
+    ``on_tally`` sees the tally after each batch (the command line's interim lines).
     """
     limit = duel_limit(games, sprt)
     spec = duel_spec(
@@ -268,6 +270,8 @@ def run_duel(
                         state = batch
                     if on_batch is not None:
                         on_batch(kept)
+                    if on_tally is not None:
+                        on_tally(state)
                     bar.update(2 * pairs)
                     if state.verdict is not None:
                         break

@@ -8,7 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from arena.analysis.stats import elo_from_score
-from arena.tournaments.duel import DuelOutcome
+from arena.tournaments.duel import DuelOutcome, DuelTally
+
+#: Pairs after which an unbroken run of 1-1 splits is worth a word in the interim lines.
+IDENTICAL_PAIRS = 200
 
 
 def finite(value: float) -> float | None:
@@ -104,3 +107,22 @@ def duel_text(o: DuelOutcome, rules: str, folder: Path | None = None) -> str:
     if folder is not None:
         lines.append(f"  saved in      {folder}/ (games.csv, duel.json, run.json)")
     return "\n".join(lines)
+
+
+def interim_line(tally: DuelTally, labels: tuple[str, str]) -> str:
+    """One line of a duel's standing while its SPRT runs: games, A's score with its interval,
+    the wins, the pentanomial counts and the LLR against its bounds."""
+    t = tally.tally
+    low, high = t.interval()
+    a, b = labels
+    pentanomial = " / ".join(f"{n:,}" for n in t.pentanomial)
+    line = (
+        f"after {t.games:,} games: {a} scores {t.mean * 100:.1f} % [{low * 100:.1f}, {high * 100:.1f}], "
+        f"wins {tally.wins[0]:g}-{tally.wins[1]:g} against {b}, pairs {pentanomial}"
+    )
+    if tally.sprt is not None and tally.llr is not None:
+        lower, upper = tally.sprt.bounds
+        line += f", LLR {tally.llr:.2f} of [{lower:.2f}, {upper:.2f}]"
+    if t.pairs >= IDENTICAL_PAIRS and t.pentanomial[2] == t.pairs:
+        line += f"; every pair so far split 1-1: {a} and {b} may play alike, so the test can't decide"
+    return line
