@@ -268,3 +268,29 @@ def test_play_human_options_bad_input(args: list[str], message: str) -> None:
     code, out, err = run("play", *args)
     assert code == 2 and out == "" and err.startswith(f"arena: error: {message}")
     assert len(err.strip().splitlines()) == 1
+
+
+def test_the_rising_bar_says_where_it_comes_from() -> None:
+    """000's bar: each "needs N to bank" under the rising bar names the turn it comes from, and
+    that turn's bank (or the miss that reset it) is the line before it in the story."""
+    import re
+
+    code, out, _ = run("play", "--rules", "short", "-p", "greedy", "-p", "threshold", "--seed", "3")
+    assert code == 0
+    lines = out.splitlines()
+    explained = 0
+    last_bank: int | None = None
+    for line in lines:
+        bank = re.search(r"banks (\d+):", line)
+        if bank:
+            last_bank = int(bank.group(1))
+        if "FARKLE" in line or "OVERSHOT" in line:
+            last_bank = None
+        need = re.search(r"needs (\d+) to bank: the bar, (\d+) banked in the turn before \+ 50", line)
+        if need:
+            assert last_bank == int(need.group(2)) and int(need.group(1)) == last_bank + 50, line
+            explained += 1
+        if "back to 350 after a missed turn" in line:
+            assert last_bank is None, line
+            explained += 1
+    assert explained >= 10

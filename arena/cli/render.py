@@ -24,6 +24,9 @@ class GameNarrator:
         self.scores = [0] * len(names)
         self.round = 0
         self._last_seat = len(names)  # the seat of the last turn before a playoff
+        # The rising bar (000): the last turn's bank, or None after a missed turn (or at first).
+        self._last_bank: int | None = None
+        self._missed = False
         self._handlers: dict[type, Callable] = {
             ev.TurnStarted: self._turn_started,
             ev.Rolled: self._rolled,
@@ -51,9 +54,20 @@ class GameNarrator:
             self.write(f"Round {self.round}")
         if not e.playoff:
             self._last_seat = e.seat
-        need = f", needs {e.bank_minimum} to bank" if e.bank_minimum else ""
+        need = f", needs {e.bank_minimum} to bank{self._bar_reason(e)}" if e.bank_minimum else ""
         label = "playoff turn" if e.playoff else f"score {e.score}"
         self.write(f"  {self._name(e.seat)} ({label}{need})")
+
+    def _bar_reason(self, e: ev.TurnStarted) -> str:
+        """Why the minimum is what it is, where the rising bar (000) set it."""
+        rules = self.rules
+        if not rules.rising_bar or e.playoff:
+            return ""
+        if self._last_bank is not None and e.bank_minimum == self._last_bank + rules.bar_step:
+            return f": the bar, {self._last_bank} banked in the turn before + {rules.bar_step}"
+        if self._missed and e.bank_minimum == rules.bar_start:
+            return f": the bar, back to {rules.bar_start} after a missed turn"
+        return ""
 
     def _rolled(self, e: ev.Rolled) -> None:
         self.write(f"    rolls {dice_text(e.dice)}")
@@ -65,13 +79,16 @@ class GameNarrator:
         self.write(f"    keeps {dice_text(e.dice)} = {e.points} ({why}); turn {e.turn_points}, {after}")
 
     def _banked(self, e: ev.Banked) -> None:
+        self._last_bank, self._missed = e.points, False
         self.scores[e.seat] = e.score
         self.write(f"    banks {e.points}: score {e.score}")
 
     def _farkled(self, e: ev.Farkled) -> None:
+        self._last_bank, self._missed = None, True
         self.write(f"    FARKLE: nothing scores, {e.lost} lost" if e.lost else "    FARKLE: nothing scores")
 
     def _overshot(self, e: ev.Overshot) -> None:
+        self._last_bank, self._missed = None, True
         self.write(f"    OVERSHOT: passes the exact target of {self.rules.target}, {e.lost} lost")
 
     def _struck(self, e: ev.Struck) -> None:
