@@ -366,3 +366,20 @@ def test_a_setting_that_faults_is_reported_not_hidden(tmp_path: Path) -> None:
     summary = json.loads((out / "tune.json").read_text())
     assert list(summary["faults"]) == ["buggy:bank_at=600"]
     assert summary["faults"]["buggy:bank_at=600"]["first"] == "error: RuntimeError: boom"
+
+
+def test_a_best_setting_on_the_edge_of_the_grid_says_widen_the_range() -> None:
+    from arena.cli.tune_command import edge_lines
+    from arena.tuning import ParamRange
+
+    grid = [ParamRange("bank_at", ("200", "250", "300")), ParamRange("min_dice", ("1", "2", "3"))]
+    lines = edge_lines({"bank_at": 300, "min_dice": 2}, grid)
+    assert lines == [
+        "edge      bank_at=300 is the highest value raced: the best may lie beyond it; widen the "
+        "range of --param bank_at and tune again"
+    ]
+    assert "lowest" in edge_lines({"bank_at": 200, "min_dice": 2}, grid)[0]
+    assert edge_lines({"bank_at": 250, "min_dice": 2}, grid) == []  # inside the grid
+    two = [ParamRange("bank_at", ("250", "300"))]
+    assert edge_lines({"bank_at": 300}, two) == []  # two values have no inside
+    assert edge_lines({"mode": "b"}, [ParamRange("mode", ("a", "b", "c"))]) == []  # not a number

@@ -214,6 +214,26 @@ def _load(text: str) -> Any:
     return load_player(text, isolate=False, limits=None, move_timeout=None)
 
 
+def edge_lines(chosen: dict[str, Any], params: Any) -> list[str]:
+    """A line for each numeric parameter whose best value is the lowest or highest of its grid:
+    the best setting may lie beyond the range raced."""
+    lines = []
+    for param in params:
+        try:
+            values = [float(v) for v in param.values]
+            value = float(chosen[param.name])
+        except (KeyError, TypeError, ValueError):
+            continue  # a parameter that is not a number (or not shown): no edge to speak of
+        if len(values) < 3 or value not in (min(values), max(values)):
+            continue
+        side = "lowest" if value == min(values) else "highest"
+        lines.append(
+            f"edge      {param.name}={chosen[param.name]} is the {side} value raced: the best may lie "
+            f"beyond it; widen the range of --param {param.name} and tune again"
+        )
+    return lines
+
+
 def summary_text(result: TuneResult, params: Any) -> str:
     """The one-screen summary: the leading candidates, the best, the gap to the runner-up."""
     s = result.summary
@@ -251,6 +271,7 @@ def summary_text(result: TuneResult, params: Any) -> str:
             f"[{100 * glo:+.2f}, {100 * ghi:+.2f}] on {runner['deals']:,} common deals"
             f" (about {runner['elo_gap']:.1f} Elo)"
         )
+    lines += edge_lines(best.get("params") or {}, params)
     faults = s.get("faults") or {}
     for label, fault in list(faults.items())[:SHOWN]:
         lines.append(
