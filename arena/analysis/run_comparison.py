@@ -25,7 +25,8 @@ from arena.safe_files import FileRefused, read_text
 
 
 class CompareError(Exception):
-    """Two folders that can't be compared, in one line."""
+    """Two folders that can't be compared (or a run folder's JSON that can't be read), in one
+    line."""
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,6 @@ import click
 
 from arena.cli.output import echo_json, fail, say
 from arena.cli.table import aligned_table, interval_cells
-from arena.safe_files import FileRefused, read_text
 from arena.tournaments.run_info import partial_text, proportion_text, schedule_unit
 from arena.tournaments.schedule import ScheduleShape
 from arena.tournaments.spec import SCHEDULE_ORDER
@@ -60,17 +59,12 @@ def read_run(folder: Path) -> tuple[RunStats, dict]:
 
 def read_json(path: Path) -> dict:
     """A JSON object from the run folder; {} if the file is missing; one line if it is damaged."""
+    from arena.analysis.run_comparison import CompareError, read_spec
+
     try:
-        data = json.loads(read_text(path))
-    except FileNotFoundError:
-        return {}
-    except FileRefused as exc:  # a FIFO, device or socket; a file far too large
-        fail(f"{path} can't be read: {exc.strerror}")
-    except (OSError, ValueError) as exc:
-        fail(f"{path} can't be read: {' '.join(str(exc).split())}")
-    if not isinstance(data, dict):
-        fail(f"{path} is damaged (not the object arena writes)")
-    return data
+        return read_spec(path)
+    except CompareError as exc:
+        fail(str(exc))
 
 
 def games_played(stats: RunStats) -> int:
