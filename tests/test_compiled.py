@@ -115,8 +115,12 @@ def test_rare_branches_play_the_same_games_and_are_reached() -> None:
             playoff_decided += 1
         if any(r[8] not in ("0", "1") for r in seats):
             shared += 1
+        ends = {r[13] for r in seats}  # the end column: the same in every row of a game
         if top < by_rules[seats[0][0]].target:
             round_limit += 1
+            assert ends == {"round_limit"}
+        else:
+            assert ends == {"target"}
     assert playoff_decided and shared and round_limit
 
 

@@ -350,7 +350,7 @@ def test_a_free_for_all_records_each_faulted_seat_and_plays_the_rest() -> None:
     rows = [line.split(",") for line in result.rows.splitlines()]
     flaky = [r for r in rows if r[5] == "flaky"]
     assert len(result.fault_details) == len(flaky) == 12
-    assert all(r[11:] == ["error", "RuntimeError: decide"] and r[7:9] == ["3", "0"] for r in flaky)
+    assert all(r[11:] == ["error", "RuntimeError: decide", "target"] and r[7:9] == ["3", "0"] for r in flaky)
     assert all(math.isclose(sum(shares), 1.0) for shares in result.shares)
     others = [r for r in rows if r[5] != "flaky"]
     assert all(r[11] == "ok" for r in others) and {r[7] for r in others} == {"1", "2"}

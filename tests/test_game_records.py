@@ -99,6 +99,7 @@ def test_an_older_league_is_upgraded_in_place_and_keeps_its_games(tmp_path: Path
     league.close()
     with sqlite3.connect(league_db.database_path(tmp_path / "a")) as c:  # as schema 1 left it
         c.execute("DROP TABLE records")
+        c.execute("ALTER TABLE games DROP COLUMN ending")
         c.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     reader = league_db.open_league(tmp_path / "a", read_only=True)  # even a reader upgrades it
     version = reader.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]
@@ -106,6 +107,9 @@ def test_an_older_league_is_upgraded_in_place_and_keeps_its_games(tmp_path: Path
     assert reader.execute("SELECT COUNT(*) FROM records").fetchone()[0] == 0
     reader.close()
     again = League(tmp_path / "a")
-    assert again.games_csv() == before
+    # The same games; how each ended was not recorded before schema 3: the end column is empty.
+    unrecorded = [line.rsplit(",", 1)[0] + "," for line in before.splitlines()[1:]]
+    assert again.games_csv().splitlines()[1:] == unrecorded
+    assert {line.rsplit(",", 1)[1] for line in before.splitlines()[1:]} == {"target"}
     again.add("threshold")
     assert again.run(trusted=True, progress=False).played == 4

@@ -210,7 +210,8 @@ def test_fault_rows_neutralize_the_reason_but_keep_negative_numbers_numbers() ->
     result = GameResult((-50, 200), (1,), (0.0, 1.0), (2, 1), (2, 2), (1, 0), 2, "forfeit", (0,))
     rows = game_rows("classic", 3, 1, 7, ["a", "b"], result, {0: ("error", "=1+2")})
     faulty, other = (line.split(",") for line in rows.splitlines())
-    assert faulty[6] == "-50" and faulty[-1] == "'=1+2" and other[-1] == ""
+    assert faulty[6] == "-50" and faulty[-2] == "'=1+2" and other[-2] == ""
+    assert faulty[-1] == other[-1] == "forfeit"
     assert csv_text("-13") == "'-13" and csv_text("greedy") == "greedy"
 
 

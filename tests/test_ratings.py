@@ -256,13 +256,13 @@ def test_report_of_shuffled_games_gives_identical_numbers(a_run: Path, tmp_path:
 def test_shared_wins_of_three_sum_exactly(tmp_path: Path) -> None:
     # 0.333333 three times in one order and another: float sums differ in the last bits, the
     # totals in millionths do not.
-    header = "ruleset,game,deal,seed,seat,player,score,rank,win,turns,farkles,status,reason\n"
+    header = "ruleset,game,deal,seed,seat,player,score,rank,win,turns,farkles,status,reason,end\n"
     rows = []
     for game in range(30):
         shares = [("1", 1), ("0", 2), ("0", 3)] if game % 3 else [("0.333333", 1)] * 3
         for seat, (win, rank) in enumerate(shares):
             player = "xyz"[(seat + game) % 3]
-            rows.append(f"r,{game},{game // 3},1,{seat},{player},100,{rank},{win},5,1,ok,\n")
+            rows.append(f"r,{game},{game // 3},1,{seat},{player},100,{rank},{win},5,1,ok,,target\n")
     forward = tmp_path / "forward.csv"
     forward.write_text(header + "".join(rows))
     backward = tmp_path / "backward.csv"

@@ -19,13 +19,14 @@ from arena.analysis.ratings import finishing_order, plackett_luce_elo
 from arena.analysis.reports import build_reports
 from arena.analysis.tally import group_sums
 
-HEADER = "ruleset,game,deal,seed,seat,player,score,rank,win,turns,farkles,status,reason\n"
+HEADER = "ruleset,game,deal,seed,seat,player,score,rank,win,turns,farkles,status,reason,end\n"
 PLAYERS = ["ann", "bob", "cy", "dee", "eve"]
 
 
 def tricky_games(path: Path, games: int, seed: int, sizes: tuple[int, ...] = (2, 2, 3, 4)) -> None:
     """Random games of 2 to 4 seats on two rulesets: ranks drawn with ties (a shared first
-    place splits the win), about one seat in ten a fault, now and then one player in two seats."""
+    place splits the win), about one seat in ten a fault, now and then one player in two seats,
+    about one game in eight ended at the round limit."""
     rng = random.Random(seed)
     rows = [HEADER]
     for game in range(games):
@@ -38,6 +39,7 @@ def tricky_games(path: Path, games: int, seed: int, sizes: tuple[int, ...] = (2,
         ranks = [sorted(set(ranks)).index(r) + 1 for r in ranks]  # 1, 2, ... with ties
         winners = ranks.count(1)
         share = round(1 / winners, 6)
+        end = "round_limit" if rng.random() < 0.125 else "target"
         for seat, (player, rank) in enumerate(zip(players, ranks, strict=True)):
             fault = rng.random() < 0.1
             status, reason = ("error", '"boom, at 350"') if fault else ("ok", "")
@@ -45,7 +47,7 @@ def tricky_games(path: Path, games: int, seed: int, sizes: tuple[int, ...] = (2,
             score, turns, farkles = rng.randint(0, 99) * 50, rng.randint(1, 40), rng.randint(0, 9)
             rows.append(
                 f'"{ruleset}",{game},{game // 2},{rng.getrandbits(64)},{seat},{player},{score},'
-                f"{rank},{win:g},{turns},{farkles},{status},{reason}\n"
+                f"{rank},{win:g},{turns},{farkles},{status},{reason},{end}\n"
             )
     path.write_text("".join(rows))
 
@@ -64,7 +66,9 @@ def expected(path: Path) -> dict[str, object]:
     faults = []
     for rows in games.values():
         ruleset = rows[0]["ruleset"]
-        lengths[(ruleset, max(int(r["turns"]) for r in rows))] += 1
+        stalled = rows[0]["end"] == "round_limit"
+        if not stalled:  # a game cut by the round limit has no length of its own
+            lengths[(ruleset, max(int(r["turns"]) for r in rows))] += 1
         orders[ruleset][finishing_order([r["player"] for r in rows], [int(r["rank"]) for r in rows])] += 1
         for row in rows:
             mine = players[(ruleset, row["player"])]
@@ -72,6 +76,7 @@ def expected(path: Path) -> dict[str, object]:
             mine["wins"] += round(float(row["win"]) * 1_000_000)
             mine["score"] += int(row["score"])
             mine["errors"] += row["status"] != "ok"
+            mine["round_limit"] += stalled
             seat = seats[(ruleset, len(rows), int(row["seat"]))]
             seat["games"] += 1
             seat["wins"] += round(float(row["win"]) * 1_000_000)
@@ -107,7 +112,8 @@ def test_reports_equal_a_plain_count_game_by_game(tricky: Path, tmp_path: Path) 
     assert len(summary) == len(want["players"])
     for key, c in want["players"].items():
         row = summary.loc[key]
-        assert (row["games"], row["errors"]) == (c["games"], c["errors"])
+        want_counts = (c["games"], c["errors"], c["round_limit"])
+        assert (row["games"], row["errors"], row["round_limit"]) == want_counts
         assert row["wins"] == c["wins"] / 1_000_000 and row["mean_score"] == c["score"] / c["games"]
     pairwise = stats.pairwise.set_index(["ruleset", "player", "opponent"])
     assert len(pairwise) == len(want["pairs"])
@@ -118,6 +124,7 @@ def test_reports_equal_a_plain_count_game_by_game(tricky: Path, tmp_path: Path) 
         k: (row.games, row.wins) for k, row in zip(seats.index, seats.itertuples(), strict=True)
     }
     assert Counter({(r, n): g for r, n, g in stats.lengths.itertuples(index=False)}) == want["lengths"]
+    assert summary["round_limit"].sum() > 0
     # The ratings are those of the finishing orders counted game by game, to the last bit.
     for ruleset, counts in want["orders"].items():
         for player, (elo, low, high) in plackett_luce_elo(counts).items():
@@ -150,7 +157,8 @@ def test_blocks_never_split_a_game_and_drop_an_unfinished_one(tmp_path: Path) ->
             seen += block.game.tolist()
         assert seen == [g for g in range(30) for _ in range(3)]
     stats = build_reports(partial, chunk_rows=4)
-    assert stats.lengths["games"].sum() == 30 and stats.summary["games"].sum() == 90
+    stalled = stats.summary["round_limit"].sum() // 3  # games with no length of their own
+    assert stats.lengths["games"].sum() + stalled == 30 and stats.summary["games"].sum() == 90
 
 
 def test_group_sums_dense_sparse_and_unpackable_keys_agree() -> None:
@@ -181,7 +189,7 @@ def test_gauntlet_pairs_in_file_order_across_blocks(tmp_path: Path) -> None:
         seats = [("t", win), ("o", 1 - win)] if game % 2 == 0 else [("o", 1 - win), ("t", win)]
         for seat, (player, share) in enumerate(seats):
             rank = 1 if share >= 0.5 else 2
-            rows.append(f"r,{game},{deal},1,{seat},{player},0,{rank},{share:g},3,0,ok,\n")
+            rows.append(f"r,{game},{deal},1,{seat},{player},0,{rank},{share:g},3,0,ok,,target\n")
     path.write_text("".join(rows))
     for block_rows in (1, 3, 100):
         names = Names()

@@ -80,6 +80,7 @@ def test_round_robin_writes_every_file(tmp_path: Path) -> None:
         "points_per_turn",
         "farkle_rate",
         "errors",
+        "round_limit",
         "elo",
         "elo_low",
         "elo_high",
@@ -912,8 +913,8 @@ def fake_games(path: Path, games: int, faults: bool) -> None:
         out.write(HEADER)
         for g in range(games):
             status = f"error,RuntimeError: no keep in game {g}" if faults else "ok,"
-            out.write(f"classic,{g},{g // 2},1234567890123,0,greedy,10000,1,1,40,3,ok,\n")
-            out.write(f"classic,{g},{g // 2},1234567890123,1,other,5000,2,0,40,5,{status}\n")
+            out.write(f"classic,{g},{g // 2},1234567890123,0,greedy,10000,1,1,40,3,ok,,target\n")
+            out.write(f"classic,{g},{g // 2},1234567890123,1,other,5000,2,0,40,5,{status},target\n")
 
 
 def peak_bytes(call) -> int:  # type: ignore[no-untyped-def]
@@ -938,8 +939,8 @@ def test_resume_repairs_games_csv_without_reading_it_whole(tmp_path: Path) -> No
         rows = []
         for g in range(1000 * batch, 1000 * (batch + 1)):  # the scheduled games: resume checks them
             s = slot(g)
-            rows.append(f"classic,{g},{s.deal},{s.seed},0,{labels[s.seats[0]]},10000,1,1,40,3,ok,\n")
-            rows.append(f"classic,{g},{s.deal},{s.seed},1,{labels[s.seats[1]]},5000,2,0,40,5,ok,\n")
+            rows.append(f"classic,{g},{s.deal},{s.seed},0,{labels[s.seats[0]]},10000,1,1,40,3,ok,,target\n")
+            rows.append(f"classic,{g},{s.deal},{s.seed},1,{labels[s.seats[1]]},5000,2,0,40,5,ok,,target\n")
         folder.append("".join(rows))  # about 6 MB in all: more than the 4 MB allowed below
     folder.close()
     with open(tmp_path / "run" / "games.csv", "a") as games:

@@ -41,6 +41,7 @@ GAME_COLUMNS = {
     "farkles": "int64",
     "status": "string",
     "reason": "string",
+    "end": "string",
 }
 #: The same columns as categories for :func:`game_blocks`: the parser hands over small integer
 #: codes per distinct name, turned into ids without a pass over the strings.
@@ -50,6 +51,7 @@ BLOCK_COLUMNS = {
     "player": "category",
     "status": "category",
     "reason": "category",
+    "end": "category",
 }
 ERROR_COLUMNS = ["ruleset", "game", "player", "status", "reason"]
 
@@ -118,6 +120,11 @@ def _parsed(path: Path, chunk_rows: int, dtype: dict[str, str]) -> Iterator[pd.D
                     f"{path.parent} is a tuning run (arena tune): read its candidates.csv and tune.json"
                 )
             missing = [c for c in GAME_COLUMNS if c not in chunk.columns]
+            if missing == ["end"]:
+                raise ReportError(
+                    f"{path} was written by an older arena (no column end, how each game ended): "
+                    "play the run again with this one to report it"
+                )
             if missing:
                 raise ReportError(f"{path} is not a games.csv arena wrote (no column {', '.join(missing)})")
             if len(chunk):  # (a run stopped before its first batch: a header and nothing more)
@@ -244,6 +251,7 @@ class Names:
             turns=chunk["turns"].to_numpy(),
             farkles=chunk["farkles"].to_numpy(),
             fault=fault,
+            round_limit=(chunk["end"] == "round_limit").to_numpy(dtype=bool),
             faults=chunk.loc[fault, ERROR_COLUMNS] if fault.any() else chunk.iloc[:0][ERROR_COLUMNS],
         )
 
@@ -260,13 +268,15 @@ _BLOCK_ARRAYS = (
     "turns",
     "farkles",
     "fault",
+    "round_limit",
 )
 
 
 @dataclass(frozen=True)
 class GameBlock:
     """Whole games of games.csv, one array entry per row in file order; rulesets and players as
-    ids of a :class:`Names`.  ``faults``: the rows whose status is not ok, as errors.csv shows them."""
+    ids of a :class:`Names`.  ``round_limit``: the row's game ended at the round limit.
+    ``faults``: the rows whose status is not ok, as errors.csv shows them."""
 
     ruleset: np.ndarray
     game: np.ndarray
@@ -279,6 +289,7 @@ class GameBlock:
     turns: np.ndarray
     farkles: np.ndarray
     fault: np.ndarray
+    round_limit: np.ndarray
     faults: pd.DataFrame
 
     def __len__(self) -> int:

@@ -76,7 +76,8 @@ def run_figures(plt: Any, stats: RunStats, samples: dict[str, list[SampleGame]])
             figures.append((f"pairwise-{name}.png", figure))
         lengths = stats.player_lengths[stats.player_lengths["ruleset"] == ruleset]
         if len(lengths):
-            figure = lengths_figure(plt, str(ruleset), list(table["player"]), lengths)
+            limits = dict(zip(table["player"], table["round_limit"].astype(int), strict=True))
+            figure = lengths_figure(plt, str(ruleset), list(table["player"]), lengths, limits)
             figures.append((f"lengths-{name}.png", figure))
         if samples.get(str(ruleset)):
             figures.append((f"games-{name}.png", games_figure(plt, str(ruleset), samples[str(ruleset)])))
@@ -185,9 +186,17 @@ def length_range(lengths: pd.DataFrame) -> tuple[int, int]:
     return int(counts.index.min()), high
 
 
-def lengths_figure(plt: Any, ruleset: str, players: list[str], lengths: pd.DataFrame) -> Any:
+def lengths_figure(
+    plt: Any,
+    ruleset: str,
+    players: list[str],
+    lengths: pd.DataFrame,
+    round_limits: dict[str, int] | None = None,
+) -> Any:
     """One histogram per strategy (ranking order) of the lengths of the games it played, on one
-    shared axis, with each strategy's median."""
+    shared axis, with each strategy's median.  ``lengths`` leaves out the games that ended at the
+    round limit (:class:`~arena.analysis.tally.RunTally`): their length is the limit, not the game's,
+    and would stretch the axis; ``round_limits`` (games per player) names them in the titles."""
     from matplotlib.ticker import MaxNLocator
 
     low, high = length_range(lengths)
@@ -199,14 +208,19 @@ def lengths_figure(plt: Any, ruleset: str, players: list[str], lengths: pd.DataF
         shown = rounds <= high
         ax.bar(rounds[shown], games[shown], width=1.0, color="#72b7b2", edgecolor="white", linewidth=0.3)
         total = int(games.sum())
+        parts = []
         if total:
             median = int(rounds[(games.cumsum() >= total / 2).argmax()])
             ax.axvline(median, color="#e45756", lw=1.2)
-            title = f"{player}: median {median} rounds, {total:,} games"
+            parts.append(f"median {median} rounds, {total:,} games")
             longer = int(games[~shown].sum())
             if longer:
-                title += f" ({longer:,} longer than {high} rounds, off the axis)"
-            ax.set_title(title, loc="left", fontsize=9, pad=3)
+                parts[-1] += f" ({longer:,} longer than {high} rounds, off the axis)"
+        stalled = (round_limits or {}).get(player, 0)
+        if stalled:
+            parts.append(f"{stalled:,} at the round limit, not shown")
+        if parts:
+            ax.set_title(f"{player}: {'; '.join(parts)}", loc="left", fontsize=9, pad=3)
         ax.set_yticks([])
         for side in ("top", "right", "left"):
             ax.spines[side].set_visible(False)

@@ -64,6 +64,33 @@ def ranking_text(summary: pd.DataFrame, seats: pd.DataFrame | None = None) -> st
     return "\n".join(lines).rstrip() + "\n"
 
 
+def round_limit_text(summary: pd.DataFrame, max_rounds: int) -> str:
+    """The warning for the players whose games ended at the round limit (``max_rounds``, the
+    tournament's safety valve: ``docs/rules.md``, reading 13), one line per ruleset and player,
+    most first; empty when no game did.  Such a game is ranked by score, so a player that stalls
+    there still shows in the ranking, and only this says why its points per turn are low."""
+    hit = summary[summary["round_limit"] > 0]
+    if hit.empty:
+        return ""
+    hit = hit.assign(share=hit["round_limit"] / hit["games"]).sort_values(
+        ["share", "player"], ascending=[False, True], kind="stable"
+    )
+    cells = [
+        (row.ruleset, row.player, f"{row.round_limit:,}", f"{row.games:,}", f"{row.share * 100:.1f}")
+        for row in hit.itertuples(index=False)
+    ]
+    widths = [max(len(c[k]) for c in cells) for k in range(5)]
+    lines = [f"warning: games ended at the round limit ({max_rounds:,} rounds) with nobody at the target"]
+    lines += [
+        f"  {r.ljust(widths[0])}  {p.ljust(widths[1])}  {n.rjust(widths[2])} of {g.rjust(widths[3])} games"
+        f" ({share.rjust(widths[4])} %)"
+        for r, p, n, g, share in cells
+    ]
+    lines.append("  such a game counts as played, ranked by score; a bot gets there when it can't finish,")
+    lines.append("  e.g. one that keeps more than an exact target needs, turn after turn")
+    return "\n".join(lines)
+
+
 def gauntlet_text(gauntlet: pd.DataFrame) -> str:
     """One block per ruleset: the tested player's score against each opponent with its 95%
     interval, the Elo difference it gives with its interval, the likelihood of superiority and

@@ -9,9 +9,11 @@ shares in millionths) and the ratings are fitted to counts of finishing orders (
 summary.csv, one row per ruleset and player, best Elo first:
   ruleset, player; games, wins (a shared win counts its share), win_rate with its 95% Wilson
   interval ci_low, ci_high; mean_score, mean_turns, points_per_turn, farkle_rate (farkles per
-  turn), errors (games the player lost by a fault); elo, elo_low, elo_high: the Plackett-Luce
-  strength on the Elo scale that best explains every finishing order, given the opponents each
-  player met, centred on 0, with its 95% interval (NaN for a player who never met anyone).
+  turn), errors (games the player lost by a fault), round_limit (its games that ended at the
+  round limit, with nobody at the target: they count as played, ranked by score); elo, elo_low,
+  elo_high: the Plackett-Luce strength on the Elo scale that best explains every finishing
+  order, given the opponents each player met, centred on 0, with its 95% interval (NaN for a
+  player who never met anyone).
 pairwise.csv, one row per ruleset, player and opponent who sat at one table:
   games together, wins (finishing ahead of the opponent; level counts half), win_rate, ci_low,
   ci_high (Wilson), significant (True when that interval excludes 50 %).
@@ -65,6 +67,7 @@ SUMMARY_COLUMNS = [
     "points_per_turn",
     "farkle_rate",
     "errors",
+    "round_limit",
     "elo",
     "elo_low",
     "elo_high",
@@ -130,7 +133,7 @@ def build_reports(
     sums = _frame(
         {(rulesets[r], players[p]): v for (r, p), v in tally.players.items()},
         ["ruleset", "player"],
-        ["games", "win_units", "score", "turns", "farkles", "errors"],
+        ["games", "win_units", "score", "turns", "farkles", "errors", "round_limit"],
     )
     pairs = _frame(
         {
@@ -242,7 +245,7 @@ def _summary(
     if sums is None:
         return pd.DataFrame(columns=SUMMARY_COLUMNS)
     total = sums.reset_index()
-    for column in ("games", "score", "turns", "farkles", "errors"):
+    for column in ("games", "score", "turns", "farkles", "errors", "round_limit"):
         total[column] = total[column].astype("int64")
     total["wins"] = total.pop("win_units").astype("int64") / WIN_UNITS
     total = _with_interval(total)

@@ -103,11 +103,15 @@ def _add(
 class RunTally:
     """The sums per group over every block added; keys are ids of the run's :class:`Names`.
 
-    - ``players``: (ruleset, player) -> [games, win units, score, turns, farkles, faults]
+    - ``players``: (ruleset, player) -> [games, win units, score, turns, farkles, faults,
+      games that ended at the round limit]
     - ``pairs``: (ruleset, player, opponent) -> [games together, halves: 2 ahead, 1 level]
     - ``seats``: (ruleset, seats at the table, seat) -> [games, win units]
     - ``lengths``: (ruleset, rounds) -> [games]
     - ``player_lengths``: (ruleset, player, rounds) -> [games]: the lengths of each player's games
+
+    The lengths leave out the games that ended at the round limit: their length is the limit, a
+    setting of the run, not how long the game took (``players`` counts them).
     - ``orders``: (ruleset, finishing order as ids) -> games
     """
 
@@ -128,14 +132,18 @@ class RunTally:
             self.players,
             group_sums(
                 [block.ruleset, block.player],
-                [win_units, block.score, block.turns, block.farkles, block.fault],
+                [win_units, block.score, block.turns, block.farkles, block.fault, block.round_limit],
             ),
         )
         starts, sizes = game_starts(block)
         _add(self.seats, group_sums([block.ruleset, np.repeat(sizes, sizes), block.seat], [win_units]))
         rounds = np.maximum.reduceat(block.turns, starts)
-        _add(self.lengths, group_sums([block.ruleset[starts], rounds], []))
-        _add(self.player_lengths, group_sums([block.ruleset, block.player, np.repeat(rounds, sizes)], []))
+        ended = ~block.round_limit[starts]
+        if ended.any():
+            _add(self.lengths, group_sums([block.ruleset[starts][ended], rounds[ended]], []))
+            by_row = np.repeat(ended, sizes)
+            keys = [block.ruleset[by_row], block.player[by_row], np.repeat(rounds, sizes)[by_row]]
+            _add(self.player_lengths, group_sums(keys, []))
         for rows in game_tables(starts, sizes):
             self._add_tables(block.ruleset[rows[:, 0]], block.player[rows], block.rank[rows])
 

@@ -13,6 +13,7 @@ import click
 
 from arena.cli.output import echo_json, fail, say
 from arena.cli.table import aligned_table, interval_cells
+from arena.engine import DEFAULT_MAX_ROUNDS
 from arena.tournaments.run_info import partial_text, proportion_text, schedule_unit
 from arena.tournaments.schedule import ScheduleShape
 from arena.tournaments.spec import SCHEDULE_ORDER
@@ -217,7 +218,7 @@ first-seat advantage: the win rate by seat position, against the fair share.
 @click.option("--plot", is_flag=True, help="Also write PNG plots into the folder (needs matplotlib).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")
 def report_command(folder: Path, plot: bool, as_json: bool) -> None:
-    from arena.analysis.ranking import results_text
+    from arena.analysis.ranking import results_text, round_limit_text
 
     stats, info = read_run(folder)
     spec = read_json(folder / "spec.json")
@@ -237,6 +238,9 @@ def report_command(folder: Path, plot: bool, as_json: bool) -> None:
         return
     say(f"{folder} ({completeness(played, total, spec)})")
     say(results_text(stats))
+    limit = round_limit_text(stats.summary, int(spec.get("max_rounds", DEFAULT_MAX_ROUNDS)))
+    if limit:
+        say(limit + "\n")
     say(pairwise_text(stats.pairwise, stats.summary))
     say(seats_text(stats.seats), nl=False)
     for path in written:

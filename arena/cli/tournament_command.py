@@ -507,7 +507,14 @@ class _Run:
         return stats
 
     def _warnings(self, stats: RunStats) -> list[str]:
-        """A warning block for every player that faulted in any game of the run."""
+        """A warning block for every player that faulted in any game of the run, then one for the
+        games that ended at the round limit."""
+        from arena.analysis.ranking import round_limit_text
+
+        limit = round_limit_text(stats.summary, self.spec.max_rounds)
+        return [*self._fault_warnings(stats), *([limit] if limit else [])]
+
+    def _fault_warnings(self, stats: RunStats) -> list[str]:
         if not stats.error_count:
             return []
         path = self.folder.path

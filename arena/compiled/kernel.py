@@ -222,9 +222,11 @@ def play_games(
     out_nwin,
     out_turns,
     out_farkles,
+    out_end,
 ):
     """Play games ``first`` .. end; return (-1, 0) when all are done, or (game position, key)
-    of the first turn whose optimal situation (key as in SIT_*) is not solved yet."""
+    of the first turn whose optimal situation (key as in SIT_*) is not solved yet.  ``out_end``:
+    how each game ended, 1 the target, 2 the round limit (the ``end`` column's values)."""
     g_count = seeds.shape[0]
     n = game_seats.shape[1]
     scores = np.zeros(n, np.int64)
@@ -272,6 +274,7 @@ def play_games(
         rnd = -1
         seat = -1
         n_win = 0
+        ending = 1
         missing = np.int64(-1)
         while True:
             playoff = False
@@ -329,6 +332,7 @@ def play_games(
                         in_playoff = True
                         continue
                     n_win = n_lead
+                    ending = finish
                     break
             # ---- one turn of `seat`
             p = game_seats[gi, seat]
@@ -533,6 +537,7 @@ def play_games(
             out_turns[gi, s] = turns[s]
             out_farkles[gi, s] = farkles[s]
         out_nwin[gi] = n_win
+        out_end[gi] = ending
     return -1, np.int64(0)
 
 
@@ -574,12 +579,15 @@ def format_rows(
     out_nwin,
     out_turns,
     out_farkles,
+    out_end,
     r_text,
     r_off,
     p_text,
     p_off,
     w_text,
     w_off,
+    e_text,
+    e_off,
     buf,
     row_ends,
 ):
@@ -622,7 +630,10 @@ def format_rows(
             buf[pos + 1] = 111  # o
             buf[pos + 2] = 107  # k
             buf[pos + 3] = 44
-            buf[pos + 4] = 10
-            pos += 5
+            buf[pos + 4] = 44
+            e = out_end[gi]
+            pos = _put_bytes(buf, pos + 5, e_text, e_off[e], e_off[e + 1])
+            buf[pos] = 10
+            pos += 1
         row_ends[gi] = pos
     return pos

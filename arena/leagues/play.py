@@ -273,8 +273,8 @@ def _store(
             ids = [entries[i].id for i in slot.seats]
             low, high = sorted(ids)
             cursor = connection.execute(
-                "INSERT OR IGNORE INTO games (plan, plan_game, ruleset, deal, seat_order, seed, low, high) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR IGNORE INTO games (plan, plan_game, ruleset, deal, seat_order, seed, low, high, "
+                "ending) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     plan_id,
                     game,
@@ -284,6 +284,7 @@ def _store(
                     str(slot.seed),
                     low,
                     high,
+                    seats[0]["end"],
                 ),
             )
             if cursor.rowcount == 0:

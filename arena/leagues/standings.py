@@ -14,7 +14,7 @@ from arena.tournaments.rows import HEADER, csv_field, win_text
 
 _ACTIVE_GAMES = """
 SELECT g.id, g.ruleset, g.deal, g.seed, s.seat, e.name, s.score, s.rank, s.win, s.turns,
-       s.farkles, s.status, s.reason, s.entry
+       s.farkles, s.status, s.reason, s.entry, g.ending
 FROM games g JOIN seats s ON s.game = g.id JOIN entries e ON e.id = s.entry
 WHERE g.low IN (SELECT id FROM entries WHERE active = 1)
   AND g.high IN (SELECT id FROM entries WHERE active = 1)
@@ -36,13 +36,13 @@ def _games(connection: sqlite3.Connection) -> dict[int, list[sqlite3.Row]]:
 
 def games_csv(connection: sqlite3.Connection) -> str:
     """Every stored game between active entries, in games.csv's format; ``game`` is the
-    league's game number."""
+    league's game number.  ``end`` is empty for a game stored by an arena before schema 3."""
     lines = [HEADER]
     for rows in _games(connection).values():
         for r in rows:
             lines.append(
                 f"{csv_field(r[1])},{r[0]},{r[2]},{r[3]},{r[4]},{csv_field(r[5])},{r[6]},{r[7]},"
-                f"{win_text(r[8])},{r[9]},{r[10]},{r[11]},{csv_field(r[12])}\n"
+                f"{win_text(r[8])},{r[9]},{r[10]},{r[11]},{csv_field(r[12])},{r[14]}\n"
             )
     return "".join(lines)
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 #: The schema this arena writes.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DATABASE_NAME = "league.sqlite"
 #: The folder of a league that holds its database and its seats' logs: hidden from every seat.
 PRIVATE_FOLDER = "data"
@@ -91,6 +91,11 @@ CREATE TABLE records (
     game INTEGER PRIMARY KEY REFERENCES games(id),
     events TEXT NOT NULL
 );
+""",
+    # 3: how each game ended (games.csv's end column); '' for a game stored before, which did
+    # not record it.
+    2: """
+ALTER TABLE games ADD COLUMN ending TEXT NOT NULL DEFAULT ''
 """,
 }
 

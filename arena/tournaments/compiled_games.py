@@ -31,7 +31,7 @@ from arena.players.match import strategy_seed
 from arena.players.policy import BANK_RULES, KEEP_RULES, Policy
 from arena.players.solver import solve_turn, warm
 from arena.tournaments.results import BatchResult
-from arena.tournaments.rows import csv_field, win_text
+from arena.tournaments.rows import ENDS, csv_field, win_text
 from arena.tournaments.schedule import Schedule
 from arena.tournaments.spec import TournamentSpec
 
@@ -160,8 +160,9 @@ class CompiledGames:
         seats = self.schedule.table_size
         wins = [win_text(0.0)] + [win_text(1.0 / k) for k in range(1, seats + 1)]  # by winners
         self._w_text, self._w_off = _text_table(wins)
+        self._e_text, self._e_off = _text_table(["", *ENDS])  # by the kernel's code: 1 target, 2 limit
         longest = max(len(f.encode()) for f in ruleset_fields) + max(len(f.encode()) for f in player_fields)
-        self._row_bound = longest + 7 * 21 + 16 + int(self._w_off.max())
+        self._row_bound = longest + 7 * 21 + 16 + int(self._w_off.max()) + max(map(len, ENDS)) + 2
 
     # ----------------------------------------------------------------- tables
     def _build_rules(self, rulesets: Sequence[Ruleset]) -> None:
@@ -312,6 +313,7 @@ class CompiledGames:
         nwin = np.zeros(g, np.int64)
         turns = np.zeros((g, n), np.int64)
         farkles = np.zeros((g, n), np.int64)
+        ends = np.zeros(g, np.int64)
         first = 0
         while True:
             position, key = K.play_games(
@@ -320,19 +322,20 @@ class CompiledGames:
                 self._pol_keep, self._pol_bank, self._pol_at, self._pol_min, self._pol_on_target,
                 self._pol_table, self._pol_table_off, self._pol_table_cols, self._pol_score,
                 self._sit_keys, self._sit_off, self._sit_rows, self._sit_vals,
-                self.spec.max_rounds, first, scores, ranks, win, nwin, turns, farkles,
+                self.spec.max_rounds, first, scores, ranks, win, nwin, turns, farkles, ends,
             )  # fmt: skip
             if position < 0:
                 break
             self._solve_key(int(key))
             first = int(position)
         buf = np.empty(g * n * self._row_bound, np.uint8)
-        ends = np.empty(g, np.int64)
+        row_ends = np.empty(g, np.int64)
         size = K.format_rows(
-            games, deals, seeds, rulesets, seats, scores, ranks, win, nwin, turns, farkles,
-            self._r_text, self._r_off, self._p_text, self._p_off, self._w_text, self._w_off, buf, ends,
+            games, deals, seeds, rulesets, seats, scores, ranks, win, nwin, turns, farkles, ends,
+            self._r_text, self._r_off, self._p_text, self._p_off, self._w_text, self._w_off,
+            self._e_text, self._e_off, buf, row_ends,
         )  # fmt: skip
-        return buf[:size], ends, _shares(win)
+        return buf[:size], row_ends, _shares(win)
 
     def play(self, start: int, stop: int) -> BatchResult:
         """Games start..stop-1, as ``BatchPlayer(spec).play(start, stop)`` gives them."""

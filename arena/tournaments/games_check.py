@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.safe_files import open_file, open_read, write_bytes
-from arena.tournaments.rows import COLUMNS, HEADER, csv_field
+from arena.tournaments.rows import COLUMNS, ENDS, HEADER, csv_field
 from arena.tournaments.schedule import Schedule
 
 GAMES = "games.csv"
@@ -308,9 +308,10 @@ class _RowChecker:
 
     def _plain_row_fits(self, line: bytes) -> bool:
         """The fast check of a row with no quoted field; False means "look closer"."""
-        if not self._prefixes or b'"' in line or b"\x00" in line or line.count(b",") != 12:
+        if not self._prefixes or b'"' in line or b"\x00" in line or line.count(b",") != len(COLUMNS) - 1:
             return False
-        return line.startswith(self._prefixes[self.seat]) and line.rsplit(b",", 2)[1] in _STATUS_BYTES
+        _, status, _, end = line.rsplit(b",", 3)
+        return line.startswith(self._prefixes[self.seat]) and status in _STATUS_BYTES and end in _END_LINES
 
     def _problem(self, line: bytes) -> str | None:
         """What is wrong with ``line`` as the next row, in words; None if nothing is."""
@@ -346,10 +347,13 @@ class _RowChecker:
             return "a number column that is not a number"
         if row["status"] not in STATUSES:
             return f"status {row['status']!r} (expected one of {', '.join(sorted(STATUSES))})"
+        if row["end"] not in ENDS:
+            return f"end {row['end']!r} (expected one of {', '.join(ENDS)})"
         return None
 
 
 _STATUS_BYTES = frozenset(status.encode() for status in STATUSES)
+_END_LINES = frozenset(f"{end}\n".encode() for end in ENDS)
 
 
 def _is_share(text: str) -> bool:

@@ -1,4 +1,9 @@
-"""The rows of games.csv: one row per player per game, in game order then seat order."""
+"""The rows of games.csv: one row per player per game, in game order then seat order.
+
+The last column, ``end``, says how the game ended, the same in every row of a game: ``target``
+(a seat reached the target, the rule documents' ending), ``round_limit`` (nobody did within the
+tournament's ``max_rounds``, a safety valve the documents don't have) or ``forfeit`` (faults left at
+most one seat in)."""
 
 from __future__ import annotations
 
@@ -21,7 +26,10 @@ COLUMNS = (
     "farkles",
     "status",
     "reason",
+    "end",
 )
+#: The values of the ``end`` column (:attr:`arena.engine.GameResult.reason`).
+ENDS = ("target", "round_limit", "forfeit")
 HEADER = ",".join(COLUMNS) + "\n"
 
 
@@ -61,6 +69,7 @@ def game_rows(
     already ranks it last with no win); every other seat's status is ``ok``.  The reason is the
     one cell an entry writes: it never starts with a spreadsheet formula character."""
     head = f"{ruleset},{game},{deal},{seed},"
+    end = f",{result.reason}\n"
     lines = []
     for seat in range(len(players)):
         fault = faults.get(seat) if faults else None
@@ -68,6 +77,6 @@ def game_rows(
         state = "ok," if fault is None else f"{fault[0]},{reason}"
         lines.append(
             f"{head}{seat},{players[seat]},{result.scores[seat]},{result.ranks[seat]},"
-            f"{win_text(result.win_shares[seat])},{result.turns[seat]},{result.farkles[seat]},{state}\n"
+            f"{win_text(result.win_shares[seat])},{result.turns[seat]},{result.farkles[seat]},{state}{end}"
         )
     return "".join(lines)
