@@ -217,7 +217,7 @@ def write_duel_files(
     resumed_from: int,
 ) -> dict[str, Any]:
     """duel.json (the verdict) and run.json of a duel that has played; returns duel.json's data."""
-    from arena.tournaments.duel_report import duel_json
+    from arena.tournaments.duel_report import duel_json, seconds_per_decision
 
     data = duel_json(outcome, spec.rulesets[0].name, folder.path)
     folder.write_json("duel.json", data)
@@ -236,7 +236,15 @@ def write_duel_files(
         started=started,
         resumed_from=resumed_from,
     )
+    per_decision = dict(zip(outcome.labels, seconds_per_decision(outcome), strict=True))
     folder.write_json(
-        "run.json", {**info, "kind": "duel", "games_limit": outcome.limit, "sprt": data.get("sprt")}
+        "run.json",
+        {
+            **info,
+            "kind": "duel",
+            "games_limit": outcome.limit,
+            "sprt": data.get("sprt"),
+            "seconds_per_decision": per_decision,  # this call's games played in Python; else null
+        },
     )
     return data

@@ -503,6 +503,30 @@ def _checked_name(seat: int, name: str) -> str:
 UNNAMED = "?"
 
 
+class DecisionClock:
+    """The seconds each seat spent deciding, and its decisions, over the games it is given to
+    (``arena duel``'s time per decision).  A decision is timed from the call to ``decide`` until
+    it returns, as arena's process sees it: for an isolated player that includes the trip to
+    its seat process.  Only what asks for it pays for it: a tournament's games are not timed."""
+
+    def __init__(self, seats: int) -> None:
+        self.seconds = [0.0] * seats
+        self.decisions = [0] * seats
+
+    def timed(self, seat: int, decide: Callable[[TurnView], Any]) -> Callable[[TurnView], Any]:
+        seconds, decisions = self.seconds, self.decisions
+
+        def timed_decide(view: TurnView) -> Any:
+            start = perf_counter()
+            try:
+                return decide(view)
+            finally:
+                seconds[seat] += perf_counter() - start
+                decisions[seat] += 1
+
+        return timed_decide
+
+
 def play_match(
     rules: Ruleset,
     players: Sequence[Player | PlayerFault],
@@ -513,6 +537,7 @@ def play_match(
     move_timeout: float | None = None,
     guard: Guard | None = None,
     on_fault: Callable[[PlayerFault], None] | None = None,
+    clock: DecisionClock | None = None,
 ) -> GameResult:
     """Play one game; ``players[i]`` sits in seat i.
 
@@ -524,7 +549,8 @@ def play_match(
     made) is out from the start; so is one whose name, hooks or ``start_game`` fail.
 
     With ``move_timeout`` (seconds) a call into a strategy that runs longer is a fault.  A
-    tournament passes its own ``guard`` (which carries the timeout) instead.
+    tournament passes its own ``guard`` (which carries the timeout) instead.  ``clock`` times
+    each seat's decisions.
     """
     if guard is None:
         guard = Guard(move_timeout)
@@ -557,6 +583,8 @@ def play_match(
                 faulted(fault)
                 prepared[seat] = None
     deciders = [_out_of_game if p is None else p[2] for p in prepared]
+    if clock is not None:
+        deciders = [clock.timed(seat, decide) for seat, decide in enumerate(deciders)]
     out = [seat for seat, p in enumerate(prepared) if p is None]
     game = Game(rules, n, seed, on_event=on_event, max_rounds=max_rounds, out=out)
     late: int | None = None  # a seat whose last decision, which ended the game, came too late

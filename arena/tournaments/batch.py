@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING, Literal
 
 from arena.engine import Ruleset
 from arena.players import PlayerFault, play_match
-from arena.players.match import CREATE, GAME, NO_ARGUMENT, Guard, ReportedFailure
+from arena.players.match import CREATE, GAME, NO_ARGUMENT, DecisionClock, Guard, ReportedFailure
 from arena.sandbox import NOWHERE, SeatPlace, SeatPool
 from arena.tournaments.event_records import record_json
 from arena.tournaments.interrupts import signals_held
@@ -134,6 +134,8 @@ class BatchPlayer:
         # The values every game must be played with, taken before any strategy code runs here.
         self._pristine = [RULE_FIELDS(r) for r in spec.rulesets]
         self._rules = [copy_ruleset(r) for r in spec.rulesets]
+        #: Each player's [seconds deciding, decisions] in the piece being played (time_decisions).
+        self._times: list[list[float]] | None = None
 
     def play(self, start: int, stop: int) -> BatchResult:
         """Games start..stop-1, played here, as one result."""
@@ -229,6 +231,7 @@ class BatchPlayer:
         shares: list[tuple[float, ...]] = []
         details: list[FaultDetail] = []  # one per fault of the piece
         records: list[GameRecord] = []
+        self._times = [[0.0, 0] for _ in self.spec.players] if self.spec.time_decisions else None
         piece_start = emit_from
         for game in range(first, stop):
             if game in compiled:
@@ -255,9 +258,12 @@ class BatchPlayer:
                         tuple(shares),
                         tuple(details),
                         tuple(records),
+                        () if self._times is None else tuple((t, int(n)) for t, n in self._times),
                     )
                 )
                 parts, shares, details, records = [], [], [], []
+                if self._times is not None:
+                    self._times = [[0.0, 0] for _ in self.spec.players]
                 piece_start = game + 1
 
     def _play_game(
@@ -304,6 +310,7 @@ class BatchPlayer:
                 faults.append(fault)
                 happened.append(fault)
 
+        clock = DecisionClock(len(seated)) if self._times is not None and game >= emit_from else None
         result = play_match(
             rules,
             seated,
@@ -312,8 +319,13 @@ class BatchPlayer:
             max_rounds=spec.max_rounds,
             guard=guard,
             on_fault=on_fault,
+            clock=clock,
         )
         guard.watch = None
+        if clock is not None and self._times is not None:
+            for seat, player in enumerate(slot.seats):
+                self._times[player][0] += clock.seconds[seat]
+                self._times[player][1] += clock.decisions[seat]
         del seated
         if self._changed(index):
             if on_changed_rules is not None and game not in careful:

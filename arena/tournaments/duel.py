@@ -70,6 +70,7 @@ def duel_spec(
         seat_limits=seat_limits if a.isolated or b.isolated else None,
         command=command,
         compiled=compiled,
+        time_decisions=True,  # each side's time per decision, said at the end
     )
 
 
@@ -83,6 +84,14 @@ class DuelTally:
     faults: int = 0
     llr: float | None = None
     verdict: str | None = None
+    #: A's and B's [seconds deciding, decisions] in the games played in Python so far.
+    times: list[list[float]] = field(default_factory=lambda: [[0.0, 0], [0.0, 0]])
+
+    def add_times(self, result: BatchResult) -> None:
+        """Add a batch's decision times (all its games, those past a deciding pair too)."""
+        for side, (seconds, decisions) in enumerate(result.decision_times):
+            self.times[side][0] += seconds
+            self.times[side][1] += decisions
 
     def add_pair(self, a_first: tuple[float, ...], b_first: tuple[float, ...]) -> None:
         """Add one deal's two games: each seat's win share with A first, then with B first.
@@ -102,6 +111,7 @@ class DuelTally:
             self.faults,
             self.llr,
             self.verdict,
+            [list(t) for t in self.times],
         )
 
 
@@ -119,6 +129,9 @@ class DuelOutcome:
     seconds: float = 0.0
     interrupted: bool = False
     error: str | None = None  # why the duel stopped early, if not by Ctrl-C
+    #: A's and B's (seconds deciding, decisions) in the games this call played in Python; (0, 0)
+    #: for a side whose games the compiled kernel played.
+    decision_times: tuple[tuple[float, int], tuple[float, int]] = ((0.0, 0), (0.0, 0))
 
     @property
     def complete(self) -> bool:
@@ -244,6 +257,7 @@ def run_duel(
                     # Work on a copy, kept together with writing its games: an interruption
                     # then leaves the outcome and games.csv in agreement.
                     batch = state.copy()
+                    batch.add_times(result)
                     pairs = 0
                     for first, second in zip(result.shares[::2], result.shares[1::2], strict=True):
                         batch.add_pair(first, second)  # game 2d seats A first, 2d+1 B first
@@ -296,4 +310,8 @@ def run_duel(
         seconds=time.perf_counter() - began,
         interrupted=interrupted,
         error=error,
+        decision_times=(
+            (state.times[0][0], int(state.times[0][1])),
+            (state.times[1][0], int(state.times[1][1])),
+        ),
     )

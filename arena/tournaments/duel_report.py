@@ -27,6 +27,38 @@ def signed(value: float) -> str:
     return f"{value:+.1f}"
 
 
+def duration_text(seconds: float) -> str:
+    """A short time in the unit that suits it: "2.1 µs", "340 µs", "4.2 ms", "1.3 s"."""
+    for unit, scale in (("µs", 1e-6), ("ms", 1e-3)):
+        if seconds < 1000 * scale:
+            value = seconds / scale
+            return f"{value:.1f} {unit}" if value < 100 else f"{value:.0f} {unit}"
+    return f"{seconds:.1f} s"
+
+
+def seconds_per_decision(o: DuelOutcome) -> tuple[float | None, float | None]:
+    """A's and B's mean seconds a decision in the games this call played in Python; None for a
+    side with no decision timed (its games were played in the compiled kernel)."""
+    return tuple(t / n if n else None for t, n in o.decision_times)  # type: ignore[return-value]
+
+
+def decision_time_line(o: DuelOutcome) -> str | None:
+    """The line saying each side's mean time per decision, as arena's process timed it (for an
+    isolated player, the trip to its seat process included); None when this call played no game."""
+    if o.games_played <= 0:
+        return None
+    a, b = o.labels
+    per = seconds_per_decision(o)
+    if per == (None, None):
+        return "  time/decision both sides' games were played in the compiled kernel (no strategy code ran)"
+    parts = [
+        f"{label} {duration_text(value)}" if value is not None else f"{label} -"
+        for label, value in zip((a, b), per, strict=True)
+    ]
+    counts = " and ".join(f"{n:,}" for _, n in o.decision_times)
+    return f"  time/decision {', '.join(parts)}  ({counts} decisions)"
+
+
 def duel_json(o: DuelOutcome, rules: str, folder: Path | None = None) -> dict[str, Any]:
     """The duel's result as JSON-ready data: what `--json` prints and duel.json holds."""
     t = o.tally
@@ -104,6 +136,9 @@ def duel_text(o: DuelOutcome, rules: str, folder: Path | None = None) -> str:
             )
         else:
             lines.append(f"  result        undecided so far ({t.games:,} games)")
+    timing = decision_time_line(o)
+    if timing is not None:
+        lines.append(timing)
     if folder is not None:
         lines.append(f"  saved in      {folder}/ (games.csv, duel.json, run.json)")
     return "\n".join(lines)

@@ -41,3 +41,6 @@ class BatchResult:
     shares: tuple[tuple[float, ...], ...]  # per game, each seat's win share
     fault_details: tuple[FaultDetail, ...] = ()  # one per fault, in game order
     records: tuple[GameRecord, ...] = ()  # whole games, when the spec asks (record_deals)
+    #: Per player (spec order): seconds spent deciding and decisions, in the games played in
+    #: Python, when the spec asks (time_decisions); empty otherwise.
+    decision_times: tuple[tuple[float, int], ...] = ()

@@ -89,6 +89,9 @@ class TournamentSpec:
     #: Games the compiled kernel plays have no record.  What is kept, not what is played: not
     #: part of the identity either.
     record_deals: int = field(default=0, compare=False)
+    #: Time each player's decisions in the games played in Python (BatchResult.decision_times):
+    #: what is measured, not what is played; not part of the identity.
+    time_decisions: bool = field(default=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "players", unique_labels(tuple(self.players)))
