@@ -383,3 +383,63 @@ def test_a_best_setting_on_the_edge_of_the_grid_says_widen_the_range() -> None:
     two = [ParamRange("bank_at", ("250", "300"))]
     assert edge_lines({"bank_at": 300}, two) == []  # two values have no inside
     assert edge_lines({"mode": "b"}, [ParamRange("mode", ("a", "b", "c"))]) == []  # not a number
+
+
+def _row(label: str, score: float, deals: int, eliminated: int | None, best: bool = False, **params) -> dict:
+    return {
+        "candidate": label, **params, "deals": deals, "games": 2 * deals, "faults": 0, "score": score,
+        "low": score - 0.01, "high": score + 0.01, "elo": 0.0, "eliminated": eliminated, "best": best,
+    }  # fmt: skip
+
+
+def test_the_runner_up_is_said_in_plain_words() -> None:
+    from arena.cli.tune_command import runner_up_lines
+
+    close = {"candidate": "t:b=400", "deals": 2016, "gap": 0.0015, "gap_interval": [-0.001, 0.004]}
+    close["elo_gap"] = 1.1
+    assert runner_up_lines(close) == [
+        "runner-up t:b=400: 0.15 behind the best in percentage points on the 2,016 deals both played",
+        "          (95% interval: 0.10 ahead to 0.40 behind; about 1.1 Elo), too close to tell apart",
+    ]
+    clear = {**close, "gap": 0.03, "gap_interval": [0.01, 0.05]}
+    assert runner_up_lines(clear)[1].endswith(
+        "1.00 behind to 5.00 behind; about 1.1 Elo), the best is clearly ahead"
+    )
+
+
+def test_a_dropped_setting_with_a_higher_score_is_explained() -> None:
+    from arena.cli.tune_command import dropped_higher_lines
+
+    best = _row("t:b=900", 0.401, 4064, None, best=True)
+    rows = [best, _row("t:b=700", 0.402, 992, 5), _row("t:b=300", 0.31, 96, 2)]
+    lines = dropped_higher_lines(rows, best)
+    assert lines[0] == "note      t:b=700 scores higher than the best, but was dropped in round 5:"
+    assert "its 40.2% is over its first 992 deals only" in lines[1] and "paired comparison" in lines[2]
+    assert dropped_higher_lines([best, rows[2]], best) == []  # dropped, but lower: nothing to explain
+    kept_higher = _row("t:b=800", 0.405, 4064, None)  # not dropped: the table shows why it lost
+    assert dropped_higher_lines([best, kept_higher], best) == []
+
+
+@pytest.mark.parametrize("params", [["bank_at"], ["bank_at", "min_dice"]])
+def test_the_plot_marks_the_best_and_names_the_opponents(params: list[str]) -> None:
+    pytest.importorskip("matplotlib")
+    from arena.analysis.plots import _pyplot
+    from arena.tuning.plot import candidates_figure
+
+    rows = [
+        _row("t:b=300,m=2", 0.30, 96, 2, bank_at=300, min_dice=2),
+        _row("t:b=600,m=3", 0.41, 992, None, best=True, bank_at=600, min_dice=3),
+        _row("t:b=900,m=2", 0.43, 192, 3, bank_at=900, min_dice=2),  # higher, but dropped
+    ]
+    plt = _pyplot()
+    figure = candidates_figure(plt, rows, params, against=["optimal", "greedy"], rules=["classic"])
+    axes = figure.axes[0]
+    title = axes.get_title()
+    stars = [line for line in axes.get_lines() if line.get_marker() == "*"]
+    plt.close(figure)
+    assert title == "best (red star): t:b=600,m=3\nscore against optimal, greedy on classic"
+    (star,) = stars
+    if params == ["bank_at"]:
+        assert (list(star.get_xdata()), list(star.get_ydata())) == ([600], [41.0])
+    else:  # cells by position: bank_at 300, 600, 900 across, min_dice 2, 3 up
+        assert (list(star.get_xdata()), list(star.get_ydata())) == ([1], [1])

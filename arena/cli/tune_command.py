@@ -201,7 +201,13 @@ def tune_command(
         if plot:
             from arena.tuning.plot import plot_candidates
 
-            plot_candidates(result.rows, [p.name for p in settings.params], folder / "plot.png")
+            plot_candidates(
+                result.rows,
+                [p.name for p in settings.params],
+                folder / "plot.png",
+                against=list(result.summary["against"]),
+                rules=list(result.summary["rules"]),
+            )
         if as_json:
             print(json_text(result.summary), file=json_out)
             return
@@ -232,6 +238,46 @@ def edge_lines(chosen: dict[str, Any], params: Any) -> list[str]:
             f"beyond it; widen the range of --param {param.name} and tune again"
         )
     return lines
+
+
+def _behind(points: float) -> str:
+    return f"{abs(points):.2f} behind" if points >= 0 else f"{abs(points):.2f} ahead"
+
+
+def runner_up_lines(runner: dict[str, Any]) -> list[str]:
+    """The runner-up in plain words: how far behind the best it scored, in percentage points
+    of the score, on the deals both played, the 95% interval of that, and whether it tells the
+    two apart."""
+    gap = 100 * runner["gap"]
+    low, high = (100 * g for g in runner["gap_interval"])
+    elo = runner.get("elo_gap")
+    apart = "the best is clearly ahead" if low > 0 else "too close to tell apart"
+    return [
+        f"runner-up {runner['candidate']}: {_behind(gap)} the best in percentage points on the "
+        f"{runner['deals']:,} deals both played",
+        f"          (95% interval: {_behind(low)} to {_behind(high)}"
+        + (f"; about {elo:.1f} Elo" if elo is not None else "")
+        + f"), {apart}",
+    ]
+
+
+def dropped_higher_lines(rows: list[dict[str, Any]], best: dict[str, Any]) -> list[str]:
+    """Why a dropped setting can show a higher score than the best: its score is over the few
+    deals it played before it was dropped, while the race compared it with the leader of its
+    round on the deals both had played, where it fell behind."""
+    higher = [r for r in rows if r["eliminated"] is not None and r["score"] > best["score"]]
+    if not higher:
+        return []
+    first = max(higher, key=lambda r: r["score"])
+    others = len(higher) - 1
+    more = f" (as {others} more do)" if others else ""
+    return [
+        f"note      {first['candidate']} scores higher than the best{more}, but was dropped in round "
+        f"{first['eliminated']}:",
+        f"          its {100 * first['score']:.1f}% is over its first {first['deals']:,} deals only; "
+        "on the deals it shared with that round's",
+        "          leader it scored lower, and that paired comparison is what the race judges",
+    ]
 
 
 def summary_text(result: TuneResult, params: Any) -> str:
@@ -265,12 +311,8 @@ def summary_text(result: TuneResult, params: Any) -> str:
     )
     runner = s["runner_up"]
     if runner is not None:
-        glo, ghi = runner["gap_interval"]
-        lines.append(
-            f"runner-up {runner['candidate']}: {100 * runner['gap']:+.2f} points behind "
-            f"[{100 * glo:+.2f}, {100 * ghi:+.2f}] on {runner['deals']:,} common deals"
-            f" (about {runner['elo_gap']:.1f} Elo)"
-        )
+        lines += runner_up_lines(runner)
+    lines += dropped_higher_lines(result.rows, best)
     lines += edge_lines(best.get("params") or {}, params)
     faults = s.get("faults") or {}
     for label, fault in list(faults.items())[:SHOWN]:

@@ -8,16 +8,43 @@ from typing import Any
 
 from arena.safe_files import open_file
 
+#: The colour of the best setting's mark.
+BEST_COLOUR = "#d62728"
 
-def plot_candidates(rows: list[dict[str, Any]], names: list[str], path: Path) -> None:
-    """Draw the candidates' scores (with their intervals for one parameter) to ``path``.
-    More than two parameters: the first two, each point the best over the others."""
+
+def plot_candidates(
+    rows: list[dict[str, Any]],
+    names: list[str],
+    path: Path,
+    *,
+    against: list[str] | None = None,
+    rules: list[str] | None = None,
+) -> None:
+    """Draw :func:`candidates_figure` to ``path``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    figure = candidates_figure(plt, rows, names, against=against, rules=rules)
+    with open_file(path, "wb") as file:
+        figure.savefig(file, format="png", metadata={"Software": None})
+    plt.close(figure)
+
+
+def candidates_figure(
+    plt: Any,
+    rows: list[dict[str, Any]],
+    names: list[str],
+    *,
+    against: list[str] | None = None,
+    rules: list[str] | None = None,
+) -> Any:
+    """The candidates' scores (with their intervals for one parameter), the best setting marked
+    with a red star, and the opponents and rules in the title.  More than two parameters: the
+    first two, each point the best over the others."""
     figure, axes = plt.subplots(figsize=(7, 4.5), dpi=100)
+    best = max(rows, key=lambda r: (r["best"], r["score"]))
     if len(names) == 1:
         name = names[0]
         points = [(r[name], r["score"], r["low"], r["high"], r["deals"]) for r in rows]
@@ -26,6 +53,10 @@ def plot_candidates(rows: list[dict[str, Any]], names: list[str], path: Path) ->
         scores = [100 * p[1] for p in points]
         errors = [[100 * (p[1] - p[2]) for p in points], [100 * (p[3] - p[1]) for p in points]]
         axes.errorbar(xs, scores, yerr=errors, marker="o", capsize=3)
+        at = rows.index(best)
+        axes.plot([xs[at]], [scores[at]], marker="*", markersize=16, color=BEST_COLOUR, zorder=3,
+                  label="best")
+        axes.legend(loc="lower right", fontsize=8)
         if not numeric:
             axes.set_xticks(xs, [str(p[0]) for p in points])
         axes.set_xlabel(name)
@@ -45,9 +76,16 @@ def plot_candidates(rows: list[dict[str, Any]], names: list[str], path: Path) ->
         axes.set_xlabel(first)
         axes.set_ylabel(second)
         figure.colorbar(image, ax=axes, label="score, %")
-    best = max(rows, key=lambda r: (r["best"], r["score"]))
-    axes.set_title(f"best: {best['candidate']}", fontsize=9)
+        axes.plot(
+            [xs.index(best[first])], [ys.index(best[second])], marker="*", markersize=18,
+            color=BEST_COLOUR, markeredgecolor="white", linestyle="none", label="best",
+        )  # fmt: skip
+        axes.legend(loc="upper left", fontsize=8)
+    where = ""
+    if against:
+        where += f" against {', '.join(against)}"
+    if rules:
+        where += f" on {', '.join(rules)}"
+    axes.set_title(f"best (red star): {best['candidate']}\nscore{where}", fontsize=9)
     figure.tight_layout()
-    with open_file(path, "wb") as file:
-        figure.savefig(file, format="png", metadata={"Software": None})
-    plt.close(figure)
+    return figure
