@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -262,6 +263,9 @@ def test_play_human_with_optimal_advice() -> None:
         (["--human", "--seat", "-1", "-p", "greedy"], "--seat -1: with 2 seats, choose 0 to 1"),
         (["--human", "--advice", "perfect", "-p", "greedy", "-p", "greedy"], "--advice perfect: "),
         (["--human", "--advice", "perfect", "-p", "greedy", "--rules", "short"], "--advice perfect: "),
+        (["--pace", "enter", "-p", "greedy"], "--pace goes with --human"),
+        (["--human", "--pace", "soon", "-p", "greedy"], "--pace takes enter, off or a pause in seconds"),
+        (["--human", "--pace", "100", "-p", "greedy"], "--pace 100: a pause is 0 to 10 seconds"),
     ],
 )
 def test_play_human_options_bad_input(args: list[str], message: str) -> None:
@@ -294,3 +298,55 @@ def test_the_rising_bar_says_where_it_comes_from() -> None:
             assert last_bank is None, line
             explained += 1
     assert explained >= 10
+
+
+def test_pace_enter_waits_after_each_opponent_turn_before_the_next_one_starts() -> None:
+    # Three seats: the person, then two bots; Enter answers every prompt, the pacer's too.
+    code, out, err = run(
+        "play", "--rules", "classic", "--human", "-p", "greedy", "-p", "threshold", "--seed", "3",
+        "--pace", "enter", stdin="\n" * 3000,
+    )  # fmt: skip
+    assert code == 0, err
+    lines = out.splitlines()
+    waits = [k for k, line in enumerate(lines) if "(Enter to go on, q to leave)" in line]
+    starts = [k for k, line in enumerate(lines) if line.startswith("  ") and " (score " in line]
+    assert waits
+    for k in waits:  # what follows the wait (the runner echoes the Enter) is the next turn's start
+        after = lines[k].split("(Enter to go on, q to leave)", 1)[1].strip() or lines[k + 1]
+        assert after.startswith("Round ") or " (score " in after
+    # Every turn that follows a bot's turn waits, and no other does.
+    seat_of = [lines[k].split(" (score ")[0].split()[-1] for k in starts]
+    expected = sum(1 for a, _ in itertools.pairwise(seat_of) if a != "you")
+    assert len(waits) == expected > 0
+
+
+def test_pace_q_at_the_wait_leaves_and_off_never_waits() -> None:
+    code, out, _ = run(
+        "play", "--rules", "classic", "--human", "-p", "greedy", "--seed", "1", "--pace", "enter",
+        stdin="\n\n" + "q\n",
+    )  # fmt: skip
+    assert code == 0 and out.count("(Enter to go on") == 1
+    assert out.rstrip().endswith("You left the game; scores then: you 600, greedy 0.")
+    code, out, _ = run(
+        "play", "--rules", "classic", "--human", "-p", "greedy", "--seed", "7", "--pace", "off",
+        stdin="\n" * 400,
+    )  # fmt: skip
+    assert code == 0 and "Enter to go on" not in out and "Game over" in out
+
+
+def test_pace_seconds_pauses_after_each_opponent_roll_only() -> None:
+    from arena.cli.pacing import Pacer, paced, parse_pace
+    from arena.engine import events as ev
+
+    assert parse_pace(" 0.5 ") == 0.5 and parse_pace("ENTER") == "enter" and parse_pace("off") == "off"
+    slept: list[float] = []
+    shown: list[str] = []
+    pacer = Pacer(0, 0.25, ask=lambda _: "", scores=lambda: (0, 0), sleep=slept.append)
+    on_event = paced(lambda e: shown.append(type(e).__name__), pacer)
+    for event in (
+        ev.TurnStarted(0, 0, 350), ev.Rolled(0, (1, 2, 3, 4, 6)), ev.Farkled(0, 0),
+        ev.TurnStarted(1, 0, 350), ev.Rolled(1, (1, 1, 2, 3, 4)), ev.Rolled(1, (2, 2, 3)),
+    ):  # fmt: skip
+        on_event(event)
+    assert slept == [0.25, 0.25]  # the bot's two rolls, not the person's
+    assert shown == ["TurnStarted", "Rolled", "Farkled", "TurnStarted", "Rolled", "Rolled"]

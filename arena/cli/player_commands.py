@@ -4,17 +4,21 @@ from __future__ import annotations
 
 import contextlib
 import secrets
+import sys
 import traceback
+from collections.abc import Callable
 from typing import TextIO, cast
 
 import click
 
 from arena.cli.event_json import EventLines
 from arena.cli.output import fail, say, stdout_for_json
+from arena.cli.pacing import Pacer, paced, parse_pace
 from arena.cli.render import GameNarrator
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
 from arena.cli.seat_options import Seating, seat_options
 from arena.engine import Ruleset
+from arena.engine.events import Event
 from arena.players import (
     Player,
     PlayerFault,
@@ -68,6 +72,13 @@ PLAYER_HELP = (
     "else none]",
 )
 @click.option(
+    "--pace",
+    default=None,
+    metavar="enter|off|SECONDS",
+    help="With --human: wait for Enter after each opponent's turn (enter), pause SECONDS after each "
+    "of its rolls, or neither (off).  [default: enter at a terminal, else off]",
+)
+@click.option(
     "--fail-fast", is_flag=True, help="On a strategy's fault, show the full traceback (arena's frames too)."
 )
 @click.option(
@@ -85,6 +96,7 @@ def play_command(
     human: bool,
     human_seat: int | None,
     advice: str | None,
+    pace: str | None,
     fail_fast: bool,
     seating: Seating,
     as_json: bool,
@@ -95,9 +107,13 @@ def play_command(
         fail("--json is for programs and --human for a person: choose one")
     if not players and not human:
         fail("name at least one player with -p SPEC (or play yourself with --human)")
-    for name, given in (("--seat", human_seat), ("--advice", advice)):
+    for name, given in (("--seat", human_seat), ("--advice", advice), ("--pace", pace)):
         if given is not None and not human:
             fail(f"{name} goes with --human")
+    try:
+        pacing = parse_pace(pace) if pace is not None else ("enter" if sys.stdin.isatty() else "off")
+    except ValueError as exc:
+        fail(str(exc))
     if human_seat is not None and not 0 <= human_seat <= len(players):
         fail(f"--seat {human_seat}: with {len(players) + 1} seats, choose 0 to {len(players)}")
     # --json: stdout is kept for the JSON lines from here on; what a strategy prints, when it is
@@ -117,7 +133,7 @@ def play_command(
             pool = SeatPool(specs, seating.limits, DEFAULT_MOVE_TIMEOUT, place=SeatPlace(to_stderr=True))
         try:
             human_at = (human_seat or 0) if human else None
-            _play_one(rules, specs, seed, human_at, adviser, fail_fast, pool, json_out)
+            _play_one(rules, specs, seed, human_at, adviser, fail_fast, pool, json_out, pacing)
         finally:
             if pool is not None:
                 pool.close()
@@ -149,8 +165,10 @@ def _play_one(
     fail_fast: bool,
     pool: SeatPool | None,
     json_out: TextIO | None = None,
+    pace: str | float = "off",
 ) -> None:
-    """Play and narrate one game; ``human_seat`` is the person's seat, if one plays."""
+    """Play and narrate one game; ``human_seat`` is the person's seat, if one plays, and
+    ``pace`` how the other seats' turns are shown to them (:mod:`arena.cli.pacing`)."""
     seat_of = [i + (human_seat is not None and i >= human_seat) for i in range(len(specs))]
     names = unique_names([spec.label for spec in specs])
     if human_seat is not None:
@@ -200,7 +218,11 @@ def _play_one(
             _show_traceback(fault.__cause__, fail_fast)
 
     try:
-        narrate = lines or GameNarrator(rules, names, say)
+        narrator = GameNarrator(rules, names, say)
+        narrate: Callable[[Event], None] = lines or narrator
+        if lines is None and human_seat is not None and pace != "off":
+            pacer = Pacer(human_seat, pace, ask_line, lambda: narrator.scores)
+            narrate = paced(narrator, pacer)
         play_match(rules, seated, seed, on_event=narrate, on_fault=on_fault)
     except _Stopped as stopped:
         fault = stopped.fault
@@ -237,11 +259,16 @@ def _human(rules: Ruleset, adviser: str | None, names: list[str]) -> HumanPlayer
         say(HEADERS[adviser])
     say("At each prompt, Enter takes the default shown, ? shows help and the scores, q leaves.")
     return HumanPlayer(
-        ask=lambda prompt: click.prompt(prompt, prompt_suffix="", default="", show_default=False),
+        ask=ask_line,
         tell=say,
         advise=ADVISERS[adviser] if adviser is not None else None,
         names=names,
     )
+
+
+def ask_line(prompt: str) -> str:
+    """A line from the person at the terminal; Enter gives ""."""
+    return str(click.prompt(prompt, prompt_suffix="", default="", show_default=False))
 
 
 def _show_traceback(exc: BaseException, full: bool) -> None:
