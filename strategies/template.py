@@ -77,5 +77,11 @@ class Template:
         wants_bank = total >= self.bank_at or keep.dice_left < self.min_dice
         return Action(keep.dice, wants_bank and view.bank_allowed(keep))
 
+    # Optional: end_turn(self, turn) is told how every turn of every seat ended, before the next
+    # decision: an arena.players.TurnEnd with seat, turn, how ("banked", "farkled" or
+    # "forfeited"), points, struck and strikes (the rising bar), penalty, score, scores and
+    # playoff.  A strategy that keeps a history of its opponents keeps it there.  It is left out
+    # here because a game with the hook is played decision by decision, which is slower.
+
     def end_game(self, result) -> None:
         """Optional.  Called after the game with its GameResult (scores, winners, turns, ...)."""

@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import cli
-from arena.engine import PRESETS, Action, Game, TurnView, load_ruleset, play
+from arena.engine import PRESETS, Action, Game, TurnEnd, TurnView, load_ruleset, play
 from arena.players import PlayerSpec
 from arena.players.loading import load_player_spec
 from arena.sandbox import SeatLimits, wire
@@ -329,6 +329,7 @@ def test_the_protocol_document_has_every_field_arena_sends() -> None:
         "game_start": wire.decode(wire.game_start(rules, 0, ("a", "b"), 1)),
         "turn": wire.decode(wire.turn(game.view())),
         "game_end": wire.decode(wire.game_end(result)),
+        "turn_end": wire.decode(wire.turn_end(TurnEnd(0, 0, "banked", 350, False, 0, 0, 350, (350, 0)))),
     }
     sent["turn"].update(sent["turn"]["legal_keeps"][0])  # the keep's fields are in turn's section
     sent["game_start"].update(sent["game_start"]["rules"])  # and the rules' in game_start's

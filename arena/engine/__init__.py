@@ -14,6 +14,7 @@ from arena.engine.loading import load_ruleset, ruleset_from_mapping
 from arena.engine.presets import CLASSIC, PRESETS, SHORT, STANDARD
 from arena.engine.rules import Ruleset, RulesetError
 from arena.engine.scoring import Keep, farkle_probability, legal_keeps, score, score_table
+from arena.engine.turn_ends import TurnEnd
 from arena.engine.view import Action, IllegalAction, TurnView
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "Ruleset",
     "RulesetError",
     "ScriptedDice",
+    "TurnEnd",
     "TurnView",
     "derive_seed",
     "farkle_probability",

@@ -48,6 +48,7 @@ from arena.engine.dice import (
 )
 from arena.engine.rules import Ruleset
 from arena.engine.scoring import score_table, why_not_legal
+from arena.engine.turn_ends import BANKED, FARKLED, FORFEITED, TurnEnd
 from arena.engine.view import Action, IllegalAction, TurnView
 
 #: A game that has not ended after this many rounds stops; the highest score wins.  A safety
@@ -110,11 +111,14 @@ class Game:
         max_rounds: int = DEFAULT_MAX_ROUNDS,
         roller: Roller = roll_key,
         out: Iterable[int] = (),
+        on_turn_end: Callable[[TurnEnd], None] | None = None,
     ) -> None:
         """``roller`` turns (turn stream, roll index, number of dice) into a roll; the default is
         the seeded stream of :mod:`arena.engine.dice`.  Tests and replays pass
         :class:`~arena.engine.dice.ScriptedDice` instead.  ``out``: seats retired before the
         first turn (a player that failed before the game began); they take no turn at all.
+        ``on_turn_end`` is given each turn, once it has settled, as a :class:`TurnEnd` (a turn
+        cut short because its seat was retired has none).
         """
         if n_players < 1:
             raise ValueError(f"a game needs at least one player, got {n_players}")
@@ -126,6 +130,7 @@ class Game:
         self._table = score_table(rules)
         self._seat_streams = seat_streams(derive_seed(seed), n_players)
         self._emit = on_event
+        self._told = on_turn_end
         self._roller = roller
         # Per seat; the generator changes these lists in place, so they are always current.
         self._scores = [0] * n_players
@@ -266,6 +271,7 @@ class Game:
         n = self.n_players
         max_rounds = self.max_rounds
         emit = self._emit
+        told = self._told
         roller = self._roller
         # The seeded dice, roll_key and next_turn_stream written out below: two calls fewer per roll.
         seeded = roller is roll_key
@@ -460,6 +466,9 @@ class Game:
                         if banked is not None
                         else ev.Farkled(seat, turn_points)
                     )
+                if told is not None:
+                    how, points = (BANKED, banked) if banked is not None else (FARKLED, turn_points)
+                    told(TurnEnd(seat, turn, how, points, False, strikes[seat], 0, score, scores_t, True))
                 continue
             # The per-seat tuples the views show are built again only where a value changed.
             if banked is not None:
@@ -497,6 +506,14 @@ class Game:
                     bar = rules.bar_start
                     self._strike(seat)
                 scores_t, strikes_t, streaks_t = tuple(scores), tuple(strikes), tuple(streaks)
+            if told is not None:
+                if banked is not None:
+                    how, points, penalty = BANKED, banked, 0
+                else:
+                    how = FARKLED if farkled else FORFEITED
+                    points, penalty = turn_points, score - scores[seat]  # the penalty or strike-out
+                struck = rising_bar and banked is None
+                told(TurnEnd(seat, turn, how, points, struck, strikes[seat], penalty, scores[seat], scores_t))
         self._view = None
         yield None
 

@@ -5,7 +5,7 @@ Write a strategy as a class with a ``name`` and ``decide(view) -> Action``; see
 (a :class:`PolicyPlayer`), which also plays in the compiled kernel (docs/declarative.md).
 """
 
-from arena.engine import Action, Keep, TurnView
+from arena.engine import Action, Keep, TurnEnd, TurnView
 from arena.players.loading import (
     BUILTINS,
     ENTRY_POINT_GROUP,
@@ -30,6 +30,7 @@ __all__ = [
     "Policy",
     "PolicyPlayer",
     "StrategyError",
+    "TurnEnd",
     "TurnView",
     "available_strategies",
     "load_player_spec",

@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping, Sequence
 from time import perf_counter
 from typing import Any
 
-from arena.engine import DEFAULT_MAX_ROUNDS, Game, GameResult, IllegalAction, Ruleset, TurnView
+from arena.engine import DEFAULT_MAX_ROUNDS, Game, GameResult, IllegalAction, Ruleset, TurnEnd, TurnView
 from arena.engine.events import Event
 from arena.players.names import fold_spaces, name_refusal
 from arena.players.protocol import GameInfo, Player
@@ -69,6 +69,7 @@ CREATE = "create"
 PREPARE = "prepare"  # reading the name and looking up the hooks
 START_GAME = "start_game"
 END_GAME = "end_game"
+END_TURN = "end_turn"
 
 
 def strategy_seed(game_seed: int, seat: int) -> int:
@@ -478,15 +479,17 @@ class _Failure:
             self.text, self.traceback = one_line(exc), format_traceback(exc)
 
 
-def _prepare(player: Player) -> tuple[str, Callable | None, Callable, Callable | None]:
-    """The player's name as text and its hooks, read once per game (strategy code: guarded)."""
+def _prepare(player: Player) -> tuple[str, Callable | None, Callable, Callable | None, Callable | None]:
+    """The player's name as text and its hooks (``start_game``, ``decide``, ``end_game``,
+    ``end_turn``), read once per game (strategy code: guarded)."""
     name = str(getattr(player, "name", type(player).__name__))
     if type(name) is not str:  # a str subclass whose methods are the strategy's
         name = str.__str__(name)
     start = getattr(player, "start_game", None)
     decide = player.decide
     end = getattr(player, "end_game", None)
-    return name, start, decide, end
+    turn_end = getattr(player, "end_turn", None)
+    return name, start, decide, end, turn_end
 
 
 def _checked_name(seat: int, name: str) -> str:
@@ -561,7 +564,7 @@ def play_match(
         on_fault(fault)
 
     n = len(players)
-    prepared: list[tuple[str, Callable | None, Callable, Callable | None] | None] = []
+    prepared: list[tuple[str, Callable | None, Callable, Callable | None, Callable | None] | None] = []
     for seat, player in enumerate(players):
         if isinstance(player, PlayerFault):
             faulted(player)
@@ -586,20 +589,16 @@ def play_match(
     if clock is not None:
         deciders = [clock.timed(seat, decide) for seat, decide in enumerate(deciders)]
     out = [seat for seat, p in enumerate(prepared) if p is None]
-    game = Game(rules, n, seed, on_event=on_event, max_rounds=max_rounds, out=out)
-    late: int | None = None  # a seat whose last decision, which ended the game, came too late
-    while True:
-        try:
-            guard.play(game, deciders)
-            break
-        except PlayerFault as fault:
-            faulted(fault)
-            prepared[fault.seat] = None
-            if game.over:
-                late = fault.seat
-                break
-            if game.retire(fault.seat) is None:
-                break
+    told = [None if p is None else p[4] for p in prepared]  # the end_turn hooks
+    if any(told):
+        ends = _TurnEndsTold(told, guard, faulted, prepared)
+        game = Game(
+            rules, n, seed, on_event=on_event, max_rounds=max_rounds, out=out, on_turn_end=ends.pending.append
+        )
+        late = ends.play(game, deciders)
+    else:
+        game = Game(rules, n, seed, on_event=on_event, max_rounds=max_rounds, out=out)
+        late = _play_through(game, guard, deciders, faulted, prepared)
     result = game.result() if late is None else retired_after(game.result(), late)
     for seat, hooks in enumerate(prepared):
         if hooks is not None and hooks[3] is not None:
@@ -610,6 +609,91 @@ def play_match(
                 faulted(fault)
                 result = retired_after(result, seat)
     return result
+
+
+def _play_through(
+    game: Game,
+    guard: Guard,
+    deciders: list[Callable[[TurnView], Any]],
+    faulted: Callable[[PlayerFault], None],
+    prepared: list[Any],
+) -> int | None:
+    """Play ``game`` to its end in the guard's hot loop, putting out each seat that faults; the
+    seat whose last decision, which ended the game, came too late, or None."""
+    while True:
+        try:
+            guard.play(game, deciders)
+            return None
+        except PlayerFault as fault:
+            faulted(fault)
+            prepared[fault.seat] = None
+            if game.over:
+                return fault.seat
+            if game.retire(fault.seat) is None:
+                return None
+
+
+class _TurnEndsTold:
+    """Plays a game decision by decision, telling every seat with an ``end_turn`` hook how each
+    turn ended (:class:`~arena.engine.TurnEnd`, which the game makes as each turn settles)
+    before the next decision is made, whoever makes it.  Each hook call is the seat's own
+    guarded call, so a hook that raises or runs late is that seat's fault (it is put out),
+    never the fault of the seat whose move ended the turn.  Only games with such a hook are
+    played this way (about half the speed of the fastest Python strategies); the others keep
+    the guard's hot loop."""
+
+    def __init__(
+        self,
+        hooks: list[Callable | None],
+        guard: Guard,
+        faulted: Callable[[PlayerFault], None],
+        prepared: list[Any],
+    ) -> None:
+        self.hooks = hooks
+        self.guard = guard
+        self.faulted = faulted
+        self.prepared = prepared
+        self.pending: list[TurnEnd] = []  # the game's turn ends not yet told (Game.on_turn_end)
+
+    def _put_out(self, fault: PlayerFault, game: Game) -> None:
+        self.faulted(fault)
+        self.prepared[fault.seat] = None
+        self.hooks[fault.seat] = None
+        if not game.over:
+            game.retire(fault.seat)
+
+    def _tell(self, game: Game) -> None:
+        """Every turn end so far, to every seat still in with the hook, in seat order."""
+        while self.pending:
+            end = self.pending.pop(0)
+            for seat, hook in enumerate(self.hooks):
+                if hook is None:
+                    continue
+                try:
+                    self.guard.call(seat, END_TURN, hook, end, game)
+                except PlayerFault as fault:
+                    self._put_out(fault, game)
+
+    def play(self, game: Game, deciders: list[Callable[[TurnView], Any]]) -> int | None:
+        """Play ``game`` to its end; the seat whose game-ending decision came too late, or None."""
+        late: int | None = None
+        while True:
+            self._tell(game)
+            if game.over:
+                break
+            view = game.view()
+            try:
+                self.guard.move(view.seat, deciders[view.seat], view, game)
+            except PlayerFault as fault:
+                if game.over:  # the decision that ended the game came too late
+                    self.faulted(fault)
+                    self.prepared[fault.seat] = None
+                    self.hooks[fault.seat] = None
+                    late = fault.seat
+                    self._tell(game)
+                    break
+                self._put_out(fault, game)
+        return late
 
 
 def _out_of_game(view: TurnView) -> Any:

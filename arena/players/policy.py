@@ -334,13 +334,16 @@ PLAYING_METHODS = ("decide", "start_game", "end_game")
 
 def policy_of(player: object) -> Policy | None:
     """The policy a player object declares, or None if it declares none, or if its class
-    overrides ``decide`` (or a hook) below the class that declared the policy: a subclass of
-    ``greedy`` with its own ``decide`` does not play greedy's policy, so it must play in Python.
+    overrides ``decide`` (or a hook) below the class that declared the policy (a subclass of
+    ``greedy`` with its own ``decide`` does not play greedy's policy, so it must play in Python),
+    or if it has an ``end_turn`` hook, which only a game played in Python calls.
     A :class:`PolicyPlayer` whose ``decide`` is the interpreter always plays its policy.  Only a
     :class:`Policy` itself counts: a subclass could override what the kernel reads as data."""
     policy = getattr(player, "policy", None)
     if type(policy) is not Policy:
         return None  # a subclass of Policy may interpret itself otherwise than the kernel does
+    if getattr(player, "end_turn", None) is not None:
+        return None  # the kernel tells no hook how turns end: a player that asks plays in Python
     cls = type(player)
     if all(getattr(cls, name, None) is getattr(PolicyPlayer, name, None) for name in PLAYING_METHODS):
         return policy

@@ -9,7 +9,9 @@ A strategy is any class with a ``name`` and a ``decide(view) -> Action`` method:
             keep = view.legal_keeps[0]
             return Action(keep.dice, view.bank_allowed(keep))
 
-Two hooks are optional: ``start_game(info: GameInfo)`` before the first roll and
+Three hooks are optional: ``start_game(info: GameInfo)`` before the first roll,
+``end_turn(turn: TurnEnd)`` after every turn of every seat (how it ended: banked, farkled or
+forfeited, a strike or a penalty, and the scores after it; :mod:`arena.engine.turn_ends`), and
 ``end_game(result: GameResult)`` after the last.  A strategy that wants randomness takes
 ``info.rng``: a ``random.Random`` seeded from the game's seed and the seat, separate from the
 dice, so its play is reproducible too.
@@ -22,7 +24,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Protocol, runtime_checkable
 
-from arena.engine import Action, GameResult, Ruleset, TurnView
+from arena.engine import Action, GameResult, Ruleset, TurnEnd, TurnView
 
 
 @runtime_checkable
@@ -52,4 +54,4 @@ class GameInfo:
         return random.Random(self.strategy_seed)
 
 
-__all__ = ["Action", "GameInfo", "GameResult", "Player", "TurnView"]
+__all__ = ["Action", "GameInfo", "GameResult", "Player", "TurnEnd", "TurnView"]

@@ -21,7 +21,17 @@ from typing import Any
 from arena.engine import TurnView
 from arena.players import match
 from arena.players.loading import StrategyError, load_player_spec, split_spec
-from arena.players.match import CREATE, DECIDE, END_GAME, NO_ARGUMENT, PREPARE, START_GAME, Guard, PlayerFault
+from arena.players.match import (
+    CREATE,
+    DECIDE,
+    END_GAME,
+    END_TURN,
+    NO_ARGUMENT,
+    PREPARE,
+    START_GAME,
+    Guard,
+    PlayerFault,
+)
 from arena.players.protocol import GameInfo
 from arena.sandbox import wire
 from arena.sandbox.confine import LAYERS_VARIABLE, PR_SET_DUMPABLE, prctl
@@ -105,6 +115,8 @@ class Host:
                 protocol=wire.PROTOCOL_VERSION,
                 name=name,
                 legal_keeps=False,  # they come from this process's own score table
+                # turn_end messages only for a strategy with the hook: a round trip a turn
+                turn_ends=getattr(spec.cls, "end_turn", None) is not None,
                 about=about,
                 sandbox={
                     "layers": [x for x in layers.split(",") if x],
@@ -171,6 +183,11 @@ class Host:
                 return self.answer_turn(self.reader.view(message))
             if kind == "game_start":
                 return self._start(message)
+            if kind == "turn_end":
+                hook = self.player[4] if self.player is not None else None
+                if hook is not None:
+                    guard.call(self.seat, END_TURN, hook, wire.turn_end_from(message), None)
+                return wire.reply("ok")
             if kind == "game_end":
                 end = self.player[3] if self.player is not None else None
                 self.player = None

@@ -9,8 +9,9 @@ process that served two of them would have seen, as an opponent's or its own, di
 to roll; one that serves one order plays each deal once, and knows nothing of a deal's dice
 before it rolls them.
 
-A :class:`RemoteSeat` is a Player whose ``start_game``, ``decide`` and ``end_game`` send one
-message each to the seat process and turn its reply into what the engine expects: an Action,
+A :class:`RemoteSeat` is a Player whose ``start_game``, ``decide`` and ``end_game`` (and, for a
+seat that asked for them, ``end_turn``: :class:`RemoteSeatWithTurnEnds`) send one message each
+to the seat process and turn its reply into what the engine expects: an Action,
 or the fault the seat reported (:class:`~arena.players.match.ReportedFailure`), or a timeout
 (:class:`~arena.players.timeout.MoveTimeout`), so the :class:`~arena.players.match.Guard`
 records the same statuses as for a player in the process.
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from arena.engine import Action, GameResult, TurnView
+from arena.engine import Action, GameResult, TurnEnd, TurnView
 from arena.players.loading import PlayerSpec, StrategyError, split_spec
 from arena.players.match import ReportedFailure, shorten
 from arena.players.names import fold_spaces, name_refusal, player_label
@@ -121,6 +122,14 @@ class RemoteSeat:
     def end_game(self, result: GameResult) -> None:
         self._call(wire.game_end(result), "done")
 
+    @staticmethod
+    def of(
+        process: SeatProcess, name: str, limit: float | None, grace: float, keeps: bool, turn_ends: bool
+    ) -> RemoteSeat:
+        """The seat for a process whose hello asked for turn ends (protocol 2) or not."""
+        kind = RemoteSeatWithTurnEnds if turn_ends else RemoteSeat
+        return kind(process, name, limit, grace, keeps)
+
     def _call(self, message: bytes, expected: str) -> dict[str, Any]:
         reply, late = self._exchange(message)
         return self._replied(reply, late, expected)
@@ -170,6 +179,14 @@ class RemoteSeat:
         raise ReportedFailure("error", reason)
 
 
+class RemoteSeatWithTurnEnds(RemoteSeat):
+    """A seat whose hello asked for ``turn_end`` messages: it has the ``end_turn`` hook (a seat
+    that did not ask has none, so it is sent none)."""
+
+    def end_turn(self, end: TurnEnd) -> None:
+        self._call(wire.turn_end(end), "ok")
+
+
 class VisibleStream:
     """A terminal for a seat's stderr (``arena play``): the seat's bytes with every control and
     format character but line breaks and tabs written as a visible escape, so a bot can't move
@@ -212,7 +229,7 @@ class SeatPool:
         self.move_timeout = move_timeout
         self.random_seed = random_seed
         self.place = place
-        self._live: dict[SeatKey, tuple[SeatProcess, str, bool]] = {}
+        self._live: dict[SeatKey, tuple[SeatProcess, str, bool, bool]] = {}
         self._starting: dict[SeatKey, SeatProcess] = {}
         self._failed: dict[int, ReportedFailure] = {}  # by player: one failed start is enough
         self._logs: dict[int, BinaryIO] = {}  # by player: its processes share one log
@@ -251,8 +268,8 @@ class SeatPool:
                 self._fail(index, ReportedFailure("error", shorten(str(exc))))
                 raise self._failed[index] from None
             self._live[key] = live
-        process, name, keeps = live
-        return RemoteSeat(process, name, self.move_timeout, self.limits.grace, keeps)
+        process, name, keeps, turn_ends = live
+        return RemoteSeat.of(process, name, self.move_timeout, self.limits.grace, keeps, turn_ends)
 
     def _fail(self, index: int, failure: ReportedFailure) -> None:
         """Remember that player ``index`` can't start, and stop its other orders' processes
@@ -284,12 +301,12 @@ class SeatPool:
         process.start()
         return process
 
-    def _greet(self, process: SeatProcess) -> tuple[SeatProcess, str, bool]:
+    def _greet(self, process: SeatProcess) -> tuple[SeatProcess, str, bool, bool]:
         hello = handshake(process, self.move_timeout, self.random_seed)
-        return process, hello["name"], hello.get("legal_keeps") is not False
+        return process, hello["name"], hello.get("legal_keeps") is not False, wire.wants_turn_ends(hello)
 
     def close(self) -> None:
-        for process, _, _ in self._live.values():
+        for process, *_ in self._live.values():
             process.close()
         for process in self._starting.values():
             process.kill()
@@ -354,8 +371,9 @@ def _checked_hello(process: SeatProcess, reply: dict[str, Any]) -> dict[str, Any
             last = [line for line in text if any(c.isalnum() for c in line)]
             if last:
                 problem += f"; its last words on stderr: {last[-1]}"
-    elif reply.get("protocol") != wire.PROTOCOL_VERSION:
-        problem = f"it speaks protocol {reply.get('protocol')!r}, arena speaks {wire.PROTOCOL_VERSION}"
+    elif reply.get("protocol") not in wire.PROTOCOL_VERSIONS or type(reply.get("protocol")) is not int:
+        versions = " or ".join(map(str, wire.PROTOCOL_VERSIONS))
+        problem = f"it speaks protocol {reply.get('protocol')!r}, arena speaks {versions}"
     else:
         problem = name_refusal(reply.get("name"))
     if problem is not None:

@@ -1,4 +1,4 @@
-"""The seat protocol, version 1: JSON lines between arena and a seat process.
+"""The seat protocol, version 2: JSON lines between arena and a seat process.
 
 Every message is one JSON object on one line, ended by ``\\n``, with a ``type``.  arena writes
 to the seat's stdin and reads one reply per message from its stdout (``docs/protocol.md`` has
@@ -9,8 +9,13 @@ the full description and an example exchange)::
     game_start {seat, n_players, names, rules,        ready
                 strategy_seed}
     turn       {the fields of TurnView but rules}     action {keep, bank}
+    turn_end   {the fields of TurnEnd}                ok      (version 2)
     game_end   {the fields of GameResult}             done
     bye                                               (no reply: the seat exits)
+
+Version 2 added ``turn_end``: after every turn of every seat, how it ended.  A seat that says
+protocol 2 in its hello gets them, unless its hello says ``"turn_ends": false``; a seat that
+says protocol 1 plays as before and never gets one.
 
 Instead of any reply, a seat may answer ``error`` (with a ``reason``): it loses the game.
 arena's own host for Python strategies also answers ``timeout`` (its watchdog stopped a
@@ -26,13 +31,15 @@ from __future__ import annotations
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from arena.engine import Action, GameResult, Ruleset, TurnView
+from arena.engine import Action, GameResult, Ruleset, TurnEnd, TurnView
 from arena.engine.scoring import Keep, score_table
 
 if TYPE_CHECKING:
     import msgspec
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = 2
+#: The versions a seat may answer hello with: 1 (no turn_end messages) or 2.
+PROTOCOL_VERSIONS = (1, 2)
 #: The longest line either side accepts (bytes).
 MAX_LINE = 1 << 20
 #: The deepest a message may nest lists and objects (the deepest message of protocol 1 nests 3).
@@ -175,6 +182,30 @@ def game_end(result: GameResult) -> bytes:
             "retired": result.retired,
         }
     )
+
+
+def turn_end(end: TurnEnd) -> bytes:
+    """How a turn ended (:class:`~arena.engine.TurnEnd`), every field of it."""
+    return _line(
+        {
+            "type": "turn_end",
+            "seat": end.seat,
+            "turn": end.turn,
+            "how": end.how,
+            "points": end.points,
+            "struck": end.struck,
+            "strikes": end.strikes,
+            "penalty": end.penalty,
+            "score": end.score,
+            "scores": end.scores,
+            "playoff": end.playoff,
+        }
+    )
+
+
+def wants_turn_ends(hello_reply: dict[str, Any]) -> bool:
+    """A seat's hello asks for turn_end messages: protocol 2, unless ``"turn_ends": false``."""
+    return hello_reply.get("protocol") == 2 and hello_reply.get("turn_ends") is not False
 
 
 BYE = b'{"type":"bye"}\n'
@@ -360,6 +391,22 @@ def result_from(m: dict[str, Any]) -> GameResult:
         m["rounds"],
         m["reason"],
         tuple(m.get("retired", ())),
+    )
+
+
+def turn_end_from(m: dict[str, Any]) -> TurnEnd:
+    """A ``turn_end`` message as the :class:`~arena.engine.TurnEnd` it was made from."""
+    return TurnEnd(
+        seat=int(m["seat"]),
+        turn=int(m["turn"]),
+        how=str(m["how"]),
+        points=int(m["points"]),
+        struck=bool(m["struck"]),
+        strikes=int(m["strikes"]),
+        penalty=int(m["penalty"]),
+        score=int(m["score"]),
+        scores=tuple(int(x) for x in m["scores"]),
+        playoff=bool(m["playoff"]),
     )
 
 

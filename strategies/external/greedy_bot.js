@@ -42,7 +42,9 @@ function decide(turn) {
 function answer(message) {
   switch (message.type) {
     case "hello":
-      if (message.protocol !== PROTOCOL) {
+      // arena names the newest protocol it speaks and speaks the older ones too: answer with
+      // the version this bot was written for (1: no turn_end messages).
+      if (!(message.protocol >= PROTOCOL)) {
         return { type: "error", reason: `this bot speaks protocol ${PROTOCOL}` };
       }
       return { type: "hello", protocol: PROTOCOL, name };

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import sys
 
-PROTOCOL = 1
+PROTOCOL = 2  # 2: arena also says how every turn ended (turn_end)
 
 
 def decide(turn: dict) -> dict:
@@ -37,13 +37,18 @@ def answer(message: dict, name: str) -> dict | None:
     """The reply to one message from arena (None for ``bye``: time to leave)."""
     kind = message["type"]
     if kind == "hello":
-        if message["protocol"] != PROTOCOL:
+        # arena's hello names the newest protocol it speaks; it speaks the older ones too.
+        if message["protocol"] < PROTOCOL:
             return {"type": "error", "reason": f"this bot speaks protocol {PROTOCOL}"}
         return {"type": "hello", "protocol": PROTOCOL, "name": name}
     if kind == "game_start":
         return {"type": "ready"}  # message["rules"] has the ruleset, message["seat"] our seat
     if kind == "turn":
         return decide(message)
+    if kind == "turn_end":
+        # Every seat's turns, ours too: message["how"] is banked, farkled or forfeited, with its
+        # "points" and the "scores" after it.  A bot that keeps a history keeps it here.
+        return {"type": "ok"}
     if kind == "game_end":
         return {"type": "done"}  # message["scores"], ["winners"], ["ranks"]: how it went
     if kind == "bye":
