@@ -73,7 +73,7 @@ def speed(a: str, b: str, games: int) -> tuple[float, float]:
         started = time.perf_counter()
         for piece in compiled.pieces(0, {games}):  # as a tournament plays them: piece by piece
             took += time.perf_counter() - started
-            turns += sum(int(line.rsplit(",", 4)[1]) for line in piece.rows.splitlines())
+            turns += sum(int(line.rsplit(",", 5)[1]) for line in piece.rows.splitlines())
             started = time.perf_counter()
         print(took, turns)
         """
