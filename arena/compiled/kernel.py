@@ -175,15 +175,10 @@ def _picks(keep_start, keep_count, k_points, k_ndice, k_left):
 
 
 @njit(cache=True, inline="always")
-def _choose_keep(
-    rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth, picked, draws, seat, seed
-):
-    """The keep a keep rule chooses: a draw from the seat's random stream for ``K_RANDOM``
-    (counted in ``draws[seat]``), else :func:`_keep_by`."""
-    if rule == K_RANDOM:
-        draws[seat] += 1
-        return ks + np.int64(_draw(seed, draws[seat]) % np.uint64(kc))
-    return _keep_by(rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth, picked)
+def _random_keep(ks, kc, draws, seat, seed):
+    """The keep ``K_RANDOM`` chooses: the seat's next draw (counted in ``draws[seat]``)."""
+    draws[seat] += 1
+    return ks + np.int64(_draw(seed, draws[seat]) % np.uint64(kc))
 
 
 @njit(cache=True)
@@ -422,10 +417,13 @@ def play_games(
                         for c in range(ks, ks + kc):
                             if base + k_points[c] <= target:
                                 restrict = True
-                    k = _choose_keep(
-                        keep_rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth,
-                        picked, draws, seat, strat_seeds[gi, seat],
-                    )  # fmt: skip
+                    if keep_rule == K_RANDOM:
+                        k = _random_keep(ks, kc, draws, seat, strat_seeds[gi, seat])
+                    else:
+                        k = _keep_by(
+                            keep_rule, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth,
+                            picked,
+                        )  # fmt: skip
                     total = turn_points + k_points[k]
                     left = k_left[k]
                     allowed = not (k_hot[k] and must_roll) and total >= minimum
@@ -472,10 +470,13 @@ def play_games(
                             wants = True
                         bank = wants and allowed and not over
                     if not bank and roll_keep >= 0:
-                        k = _choose_keep(
-                            roll_keep, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth,
-                            picked, draws, seat, strat_seeds[gi, seat],
-                        )  # fmt: skip
+                        if roll_keep == K_RANDOM:
+                            k = _random_keep(ks, kc, draws, seat, strat_seeds[gi, seat])
+                        else:
+                            k = _keep_by(
+                                roll_keep, ks, kc, restrict, base, target, k_points, k_ndice, k_left, worth,
+                                picked,
+                            )  # fmt: skip
                 # apply the decision
                 total = turn_points + k_points[k]
                 if exact and not playoff and score + total > target:
