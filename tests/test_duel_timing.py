@@ -104,3 +104,16 @@ def test_durations_are_written_in_the_unit_that_suits_them() -> None:
         "250 ms",
         "1.3 s",
     ]
+
+
+def test_resuming_a_finished_duel_keeps_the_time_it_measured(tmp_path: Path) -> None:
+    (tmp_path / "slow.py").write_text(SLOW)
+    out = tmp_path / "d"
+    args = ("--rules", "classic", "--games", "4", "--workers", "1", "--no-progress")
+    assert run("duel", str(tmp_path / "slow.py"), "threshold", *args, "--out", str(out))[0] == 0
+    measured = json.loads((out / "run.json").read_text())["seconds_per_decision"]
+    code, text, err = run("duel", "--resume", str(out), "--no-progress")
+    assert code == 0, err
+    assert "time/decision" not in text  # it played nothing now
+    assert json.loads((out / "run.json").read_text())["seconds_per_decision"] == measured
+    assert measured["ponderer"] >= 0.002

@@ -165,3 +165,42 @@ def test_a_games_csv_of_an_older_arena_is_refused_in_one_line(tmp_path: Path) ->
 
     with pytest.raises(ReportError, match=r"written by an older arena \(no column end"):
         build_reports(folder / "games.csv")
+
+
+def test_a_duel_counts_them_in_its_result(tmp_path: Path) -> None:
+    (tmp_path / "stall.py").write_text(STALLER)
+    out = tmp_path / "duel"
+    code, text, err = run(
+        "duel", str(tmp_path / "stall.py"), str(REPO / "strategies" / "bank_at_500.py"),
+        "--rules", "standard", "--games", "12", "--seed", "3", "--workers", "1", "--no-progress",
+        "--out", str(out),
+    )  # fmt: skip
+    assert code == 0, err
+    stalled = sum(rows[0]["end"] == "round_limit" for rows in _games(out).values())
+    assert stalled > 0
+    assert f"  round limit   {stalled:,} of 12 games ended at the round limit (1,000 rounds)" in text
+    assert json.loads((out / "duel.json").read_text())["round_limit"] == stalled
+
+
+def test_the_sample_game_plot_leaves_them_out(stalled: tuple[Path, str]) -> None:
+    from arena.analysis.sample_games import sample_games
+
+    folder, _ = stalled
+    shown = sample_games(folder)["standard"]
+    ends = {int(game): rows[0]["end"] for game, rows in _games(folder).items()}
+    assert shown and all(ends[g.game] == "target" for g in shown)
+    assert "round_limit" in ends.values()
+
+
+def test_an_older_arenas_run_is_refused_by_resume_in_one_line(
+    stalled: tuple[Path, str], tmp_path: Path
+) -> None:
+    folder, _ = stalled
+    old = tmp_path / "old"
+    shutil.copytree(folder, old)
+    lines = (old / "games.csv").read_text().splitlines(keepends=True)
+    (old / "games.csv").write_text("".join(line.rsplit(",", 1)[0] + "\n" for line in lines))  # as it was
+    (old / "games.idx").unlink()
+    code, _, err = run("tournament", "--resume", str(old), "--no-progress")
+    assert code != 0 and len(err.strip().splitlines()) == 1
+    assert "was written by an older arena (no column end, how each game ended)" in err

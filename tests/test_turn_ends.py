@@ -217,8 +217,11 @@ import json, sys
 for line in sys.stdin:
     m = json.loads(line)
     t = m["type"]
-    if t == "hello":
-        r = {"type": "hello", "protocol": PROTOCOL, "name": "strict", **EXTRA}
+    if t == "hello":  # as the example bots of version 1 did: only a hello of protocol 1 will do
+        if m["protocol"] != 1 and PROTOCOL == 1:
+            r = {"type": "error", "reason": "this bot speaks protocol 1"}
+        else:
+            r = {"type": "hello", "protocol": PROTOCOL, "name": "strict", **EXTRA}
     elif t == "game_start": r = {"type": "ready"}
     elif t == "turn":
         k = m["legal_keeps"][0]
@@ -247,3 +250,67 @@ def test_turn_end_messages_carry_every_field_both_ways() -> None:
     assert message["type"] == "turn_end" and wire.turn_end_from(message) == end
     assert wire.wants_turn_ends({"protocol": 2}) and not wire.wants_turn_ends({"protocol": 1})
     assert not wire.wants_turn_ends({"protocol": 2, "turn_ends": False})
+
+
+def test_a_hook_that_changes_what_it_is_told_changes_nothing_for_the_others() -> None:
+    class Forger(Listener):
+        name = "forger"
+
+        def end_turn(self, turn: TurnEnd) -> None:
+            object.__setattr__(turn, "scores", (99_999,) * len(turn.scores))
+            object.__setattr__(turn, "how", "farkled")
+
+    honest = [Listener(), Listener()]
+    play_match(PRESETS["classic"], honest, 9)
+    forged = [Forger(), Listener()]
+    play_match(PRESETS["classic"], forged, 9)
+    assert forged[1].ends == honest[1].ends  # the seat after the forger hears the truth
+
+
+def test_a_hook_on_an_instance_alone_is_not_one_in_any_place() -> None:
+    # arena's host for an isolated strategy reads the hook from the class before any game, so
+    # in arena's own process a hook set only on an instance is not called either.
+    class SetsItLate(GreedyPlayer):
+        def __init__(self) -> None:
+            self.heard: list[TurnEnd] = []
+            self.end_turn = self.heard.append
+
+    player = SetsItLate()
+    play_match(PRESETS["classic"], [player, GreedyPlayer()], 2)
+    assert player.heard == []
+
+
+def test_the_duel_clock_counts_the_time_spent_in_the_hook() -> None:
+    # A strategy can't look fast by thinking in end_turn instead of decide.
+    import time
+
+    from arena.players.match import DecisionClock
+
+    class Brooding(Listener):
+        def end_turn(self, turn: TurnEnd) -> None:
+            super().end_turn(turn)
+            time.sleep(0.001)
+
+    clock = DecisionClock(2)
+    brooder = Brooding()
+    play_match(PRESETS["classic"], [brooder, Listener()], 4, clock=clock)
+    assert len(brooder.ends) > 20
+    assert clock.seconds[0] >= 0.001 * len(brooder.ends) > 10 * clock.seconds[1]
+    assert clock.decisions[0] > 0  # the hook's calls are time, not decisions
+
+
+def test_a_policy_with_the_hook_is_refused_for_the_hook_not_the_policy(tmp_path: Path) -> None:
+    bot = tmp_path / "careful.py"
+    bot.write_text(
+        "from arena.players import Policy, PolicyPlayer\n\n\n"
+        "class CarefulListener(PolicyPlayer):\n"
+        "    name = 'careful-listener'\n"
+        "    policy = Policy(keep='fewest_dice')\n\n"
+        "    def end_turn(self, turn):\n"
+        "        pass\n"
+    )
+    code, _, err = run(
+        "tournament", "-p", str(bot), "-p", "greedy", "--rules", "classic", "--games", "2",
+        "--compiled", "on", "--no-progress", "--out", str(tmp_path / "r"),
+    )  # fmt: skip
+    assert code == 2 and "has an end_turn hook, which the compiled kernel does not call" in err

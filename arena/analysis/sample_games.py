@@ -55,13 +55,16 @@ class _Row:
     score: int
     turns: int
     status: str
+    end: str  # how the game ended (games.csv's end column)
 
 
 def sample_games(folder: Path, count: int = SAMPLE_GAMES) -> dict[str, list[SampleGame]]:
     """Up to ``count`` replayed games per ruleset of the run in ``folder``, chosen so that every
-    strategy appears if it can (see :func:`choose`).  Games with a fault, and games with a
-    strategy that can't be rebuilt here (a class passed from Python, an isolated or ``cmd:``
-    player, a file since removed), are skipped.  {} when the run has no spec.json."""
+    strategy appears if it can (see :func:`choose`).  Games with a fault, games that ended at
+    the round limit (a thousand rounds of stalling would squeeze the real play into a corner),
+    and games with a strategy that can't be rebuilt here (a class passed from Python, an
+    isolated or ``cmd:`` player, a file since removed), are skipped.  {} when the run has no
+    spec.json."""
     try:
         spec = json.loads(read_text(folder / "spec.json"))
         rulesets = {r["name"]: Ruleset(**r) for r in spec["rulesets"]}
@@ -73,7 +76,7 @@ def sample_games(folder: Path, count: int = SAMPLE_GAMES) -> dict[str, list[Samp
     candidates: dict[str, list[list[_Row]]] = {}
     deals: set[tuple[str, int, frozenset[str]]] = set()
     for ruleset, rows in _games(folder / "games.csv"):
-        if ruleset not in rulesets or any(r.status != "ok" for r in rows):
+        if ruleset not in rulesets or any(r.status != "ok" for r in rows) or rows[0].end == "round_limit":
             continue
         labels = frozenset(r.player for r in rows)
         # One seat order of a deal is enough: the others replay the same dice.
@@ -144,6 +147,7 @@ def _games(path: Path) -> Iterator[tuple[str, list[_Row]]]:
                     int(record["score"]),
                     int(record["turns"]),
                     record["status"],
+                    record.get("end") or "",
                 )
                 if rows and row.game != rows[0].game:
                     yield ruleset, sorted(rows, key=lambda r: r.seat)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import shutil
@@ -33,8 +34,10 @@ class DuelResult:
     ``score`` is A's mean pair score, ``score_interval`` its 95% interval from game pairs,
     ``elo`` and ``elo_interval`` the Elo difference it gives (None for an infinite one), ``los``
     the likelihood that A is the stronger, ``pentanomial`` the pairs scoring 0, 1/4, 1/2, 3/4 and
-    1 for A, ``verdict`` ``"H1"``, ``"H0"`` or None (no SPRT, or undecided), ``data`` all of
-    duel.json.  ``games`` is the duel's games.csv as a DataFrame; ``str(result)`` the text."""
+    1 for A, ``verdict`` ``"H1"``, ``"H0"`` or None (no SPRT, or undecided), ``round_limit``
+    the games that ended at the round limit, ``seconds_per_decision`` each side's time per
+    decision, ``data`` all of duel.json.  ``games`` is the duel's games.csv as a DataFrame;
+    ``str(result)`` the text."""
 
     folder: Path | None  # None when the duel's folder was temporary (out=None)
     outcome: DuelOutcome
@@ -81,6 +84,19 @@ class DuelResult:
     @property
     def complete(self) -> bool:
         return self.outcome.complete
+
+    @property
+    def round_limit(self) -> int:
+        """Games that ended at the round limit, with nobody at the target."""
+        return self.outcome.round_limit
+
+    @property
+    def seconds_per_decision(self) -> dict[str, float | None]:
+        """A's and B's mean seconds a decision in the games this call played in Python (None
+        for a side the compiled kernel played), by name."""
+        from arena.tournaments.duel_report import seconds_per_decision
+
+        return dict(zip(self.outcome.labels, seconds_per_decision(self.outcome), strict=True))
 
     @cached_property
     def games(self) -> pd.DataFrame:
@@ -207,6 +223,18 @@ def duel(
     return result
 
 
+def _saved_per_decision(path: Path) -> dict[str, Any] | None:
+    """The ``seconds_per_decision`` an earlier call wrote into run.json, if it can be read."""
+    from arena.safe_files import open_read
+
+    try:
+        with open_read(path, "r", encoding="utf-8") as file:  # a regular file only: no FIFO
+            saved = json.loads(file.read(1 << 20)).get("seconds_per_decision")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return saved if isinstance(saved, dict) else None
+
+
 def write_duel_files(
     folder: RunFolder,
     spec: TournamentSpec,
@@ -237,6 +265,8 @@ def write_duel_files(
         resumed_from=resumed_from,
     )
     per_decision = dict(zip(outcome.labels, seconds_per_decision(outcome), strict=True))
+    if not outcome.games_played:  # a call that played nothing measured nothing: keep what was
+        per_decision = _saved_per_decision(folder.path / "run.json") or per_decision
     folder.write_json(
         "run.json",
         {

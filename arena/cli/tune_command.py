@@ -253,7 +253,8 @@ def runner_up_lines(runner: dict[str, Any]) -> list[str]:
     elo = runner.get("elo_gap")
     apart = "the best is clearly ahead" if low > 0 else "too close to tell apart"
     return [
-        f"runner-up {runner['candidate']}: {_behind(gap)} the best in percentage points on the "
+        f"runner-up {runner['candidate']}: {_behind(gap)}{'' if gap >= 0 else ' of'} the best in "
+        "percentage points on the "
         f"{runner['deals']:,} deals both played",
         f"          (95% interval: {_behind(low)} to {_behind(high)}"
         + (f"; about {elo:.1f} Elo" if elo is not None else "")

@@ -81,6 +81,8 @@ def _read_here(player: PlayerSpec) -> tuple[Policy | None, str]:
     except BaseException as exc:  # SystemExit too: a strategy may not end arena
         return None, f"could not be made or its policy read: {described(exc)}"
     policy = policies[0]
+    if policy is None and type(getattr(first, "policy", None)) is Policy and hasattr(type(first), "end_turn"):
+        return None, "has an end_turn hook, which the compiled kernel does not call; it plays in Python"
     if policy is None:
         return None, "has no declarative policy (see docs/declarative.md); it plays in Python"
     if any(other != policy for other in policies):

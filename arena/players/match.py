@@ -488,7 +488,11 @@ def _prepare(player: Player) -> tuple[str, Callable | None, Callable, Callable |
     start = getattr(player, "start_game", None)
     decide = player.decide
     end = getattr(player, "end_game", None)
-    turn_end = getattr(player, "end_turn", None)
+    # A method of the class, as arena's host for an isolated strategy reads it (before any
+    # game): a hook set on an instance alone would be heard in one place and not the other.
+    turn_end = None
+    if getattr(type(player), "end_turn", None) is not None:
+        turn_end = player.end_turn  # type: ignore[attr-defined]
     return name, start, decide, end, turn_end
 
 
@@ -510,7 +514,8 @@ class DecisionClock:
     """The seconds each seat spent deciding, and its decisions, over the games it is given to
     (``arena duel``'s time per decision).  A decision is timed from the call to ``decide`` until
     it returns, as arena's process sees it: for an isolated player that includes the trip to
-    its seat process.  Only what asks for it pays for it: a tournament's games are not timed."""
+    its seat process.  Its ``end_turn`` calls count as its time too (not as decisions).  Only
+    what asks for it pays for it: a tournament's games are not timed."""
 
     def __init__(self, seats: int) -> None:
         self.seconds = [0.0] * seats
@@ -528,6 +533,20 @@ class DecisionClock:
                 decisions[seat] += 1
 
         return timed_decide
+
+    def timed_hook(self, seat: int, hook: Callable[[Any], None]) -> Callable[[Any], None]:
+        """``hook`` (``end_turn``), its time counted with the seat's decisions: a strategy can't
+        move its thinking out of ``decide`` to look faster."""
+        seconds = self.seconds
+
+        def timed(argument: Any) -> None:
+            start = perf_counter()
+            try:
+                hook(argument)
+            finally:
+                seconds[seat] += perf_counter() - start
+
+        return timed
 
 
 def play_match(
@@ -590,6 +609,8 @@ def play_match(
         deciders = [clock.timed(seat, decide) for seat, decide in enumerate(deciders)]
     out = [seat for seat, p in enumerate(prepared) if p is None]
     told = [None if p is None else p[4] for p in prepared]  # the end_turn hooks
+    if clock is not None:
+        told = [None if hook is None else clock.timed_hook(seat, hook) for seat, hook in enumerate(told)]
     if any(told):
         ends = _TurnEndsTold(told, guard, faulted, prepared)
         game = Game(
@@ -670,7 +691,9 @@ class _TurnEndsTold:
                 if hook is None:
                     continue
                 try:
-                    self.guard.call(seat, END_TURN, hook, end, game)
+                    # Each its own copy: a hook that changes it (object.__setattr__) can't change
+                    # what the next seat is told.
+                    self.guard.call(seat, END_TURN, hook, copy.copy(end), game)
                 except PlayerFault as fault:
                     self._put_out(fault, game)
 

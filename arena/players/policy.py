@@ -342,7 +342,7 @@ def policy_of(player: object) -> Policy | None:
     policy = getattr(player, "policy", None)
     if type(policy) is not Policy:
         return None  # a subclass of Policy may interpret itself otherwise than the kernel does
-    if getattr(player, "end_turn", None) is not None:
+    if getattr(type(player), "end_turn", None) is not None:
         return None  # the kernel tells no hook how turns end: a player that asks plays in Python
     cls = type(player)
     if all(getattr(cls, name, None) is getattr(PolicyPlayer, name, None) for name in PLAYING_METHODS):

@@ -85,7 +85,9 @@ class Host:
         hello = self._next()
         if hello is None:
             return
-        if hello.get("type") != "hello" or hello.get("protocol") != wire.PROTOCOL_VERSION:
+        protocols = hello.get("protocols")
+        speaks = isinstance(protocols, list) and wire.PROTOCOL_VERSION in protocols
+        if hello.get("type") != "hello" or not speaks:
             send(wire.reply("error", reason=f"this host speaks protocol {wire.PROTOCOL_VERSION}"))
             return
         try:

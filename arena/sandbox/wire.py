@@ -5,7 +5,8 @@ to the seat's stdin and reads one reply per message from its stdout (``docs/prot
 the full description and an example exchange)::
 
     arena -> seat                                     seat -> arena
-    hello      {protocol, move_timeout, random_seed}  hello  {protocol, name}
+    hello      {protocol, protocols, move_timeout,    hello  {protocol, name}
+                random_seed}
     game_start {seat, n_players, names, rules,        ready
                 strategy_seed}
     turn       {the fields of TurnView but rules}     action {keep, bank}
@@ -13,9 +14,11 @@ the full description and an example exchange)::
     game_end   {the fields of GameResult}             done
     bye                                               (no reply: the seat exits)
 
-Version 2 added ``turn_end``: after every turn of every seat, how it ended.  A seat that says
-protocol 2 in its hello gets them, unless its hello says ``"turn_ends": false``; a seat that
-says protocol 1 plays as before and never gets one.
+Version 2 added ``turn_end``: after every turn of every seat, how it ended.  arena's hello
+keeps ``"protocol": 1`` (what a bot written for version 1 checks, so it still loads) and lists
+every version it speaks in ``protocols``; a seat answers with the version it speaks.  A seat that
+answers 2 gets the turn ends, unless its hello says ``"turn_ends": false``; one that answers 1
+plays as before and never gets one.
 
 Instead of any reply, a seat may answer ``error`` (with a ``reason``): it loses the game.
 arena's own host for Python strategies also answers ``timeout`` (its watchdog stopped a
@@ -37,9 +40,12 @@ from arena.engine.scoring import Keep, score_table
 if TYPE_CHECKING:
     import msgspec
 
+#: The newest version arena speaks.
 PROTOCOL_VERSION = 2
 #: The versions a seat may answer hello with: 1 (no turn_end messages) or 2.
 PROTOCOL_VERSIONS = (1, 2)
+#: What arena's hello says in ``protocol``: the first version, which every bot accepts.
+HELLO_PROTOCOL = 1
 #: The longest line either side accepts (bytes).
 MAX_LINE = 1 << 20
 #: The deepest a message may nest lists and objects (the deepest message of protocol 1 nests 3).
@@ -147,7 +153,8 @@ def hello(move_timeout: float | None, random_seed: int) -> bytes:
     return _line(
         {
             "type": "hello",
-            "protocol": PROTOCOL_VERSION,
+            "protocol": HELLO_PROTOCOL,
+            "protocols": list(PROTOCOL_VERSIONS),
             "move_timeout": move_timeout,
             "random_seed": random_seed,
         }

@@ -86,6 +86,7 @@ class DuelTally:
     verdict: str | None = None
     #: A's and B's [seconds deciding, decisions] in the games played in Python so far.
     times: list[list[float]] = field(default_factory=lambda: [[0.0, 0], [0.0, 0]])
+    round_limit: int = 0  # games that ended at the round limit, nobody at the target
 
     def add_times(self, result: BatchResult) -> None:
         """Add a batch's decision times (all its games, those past a deciding pair too)."""
@@ -112,6 +113,7 @@ class DuelTally:
             self.llr,
             self.verdict,
             [list(t) for t in self.times],
+            self.round_limit,
         )
 
 
@@ -132,6 +134,7 @@ class DuelOutcome:
     #: A's and B's (seconds deciding, decisions) in the games this call played in Python; (0, 0)
     #: for a side whose games the compiled kernel played.
     decision_times: tuple[tuple[float, int], tuple[float, int]] = ((0.0, 0), (0.0, 0))
+    round_limit: int = 0  # games of the duel that ended at the round limit
 
     @property
     def complete(self) -> bool:
@@ -148,7 +151,7 @@ def replay_games(path: Path, labels: tuple[str, ...], state: DuelTally, pairs: i
     (``labels``: the duel's two, A's first).
     Raises :class:`RunFolderError` (one line) if the file is not such a duel's games."""
     shares: list[tuple[float, float]] = []
-    faults = 0
+    faults = limited = 0
     try:
         file = open_read(path, "r", encoding="utf-8", newline="")
     except OSError as exc:
@@ -167,6 +170,7 @@ def replay_games(path: Path, labels: tuple[str, ...], state: DuelTally, pairs: i
                     raise ValueError(f"game {game} is not the duel's game {game}")
                 shares.append((float(seats[0]["win"]), float(seats[1]["win"])))
                 faults += sum(r["status"] != "ok" for r in seats)
+                limited += seats[0]["end"] == "round_limit"
                 if game % 2:
                     state.add_pair(shares[-2], shares[-1])
                     if state.verdict is not None:
@@ -175,6 +179,11 @@ def replay_games(path: Path, labels: tuple[str, ...], state: DuelTally, pairs: i
             detail = " ".join(str(exc).split()) or type(exc).__name__
             raise RunFolderError(f"{path} is damaged ({detail}); the duel can't be resumed from it") from None
     state.faults += faults
+    state.round_limit += limited
+
+
+#: How a game that ended at the round limit ends its rows (the end column, rows.py).
+_LIMIT_ROW_END = ",round_limit\n"
 
 
 def _cut(rows: str, lines: int) -> str:
@@ -276,6 +285,7 @@ def run_duel(
                         )
                         kept = replace(kept, faults=len(kept.fault_details))  # one per fault
                     batch.faults += kept.faults
+                    batch.round_limit += kept.rows.count(_LIMIT_ROW_END) // 2  # two rows a game
                     # Ctrl-C and SIGTERM held: a batch is written and counted whole or not at
                     # all, so the outcome (and duel.json) always matches games.csv.
                     with signals_held():
@@ -314,4 +324,5 @@ def run_duel(
             (state.times[0][0], int(state.times[0][1])),
             (state.times[1][0], int(state.times[1][1])),
         ),
+        round_limit=state.round_limit,
     )

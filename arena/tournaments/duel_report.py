@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.analysis.stats import elo_from_score
+from arena.engine import DEFAULT_MAX_ROUNDS
 from arena.tournaments.duel import DuelOutcome, DuelTally
 
 #: Pairs after which an unbroken run of 1-1 splits is worth a word in the interim lines.
@@ -80,6 +81,7 @@ def duel_json(o: DuelOutcome, rules: str, folder: Path | None = None) -> dict[st
         "normalized_elo": t.normalized_elo(),
         "los": t.los(),
         "faults": o.faults,
+        "round_limit": o.round_limit,
         "complete": o.complete,
     }
     if folder is not None:
@@ -114,6 +116,11 @@ def duel_text(o: DuelOutcome, rules: str, folder: Path | None = None) -> str:
     lines.append(f"  LOS           {t.los() * 100:.1f} %  (likelihood that {a} is the stronger)")
     if o.faults:
         lines.append(f"  faults        {o.faults} games lost by a fault")
+    if o.round_limit:
+        lines.append(
+            f"  round limit   {o.round_limit:,} of {t.games:,} games ended at the round limit "
+            f"({DEFAULT_MAX_ROUNDS:,} rounds) with nobody at the target; they count by score"
+        )
     if o.sprt is not None:
         lower, upper = o.sprt.bounds
         unit = "Elo" if o.sprt.model == "logistic" else "normalized Elo"

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.safe_files import open_file, open_read, write_bytes
-from arena.tournaments.rows import COLUMNS, ENDS, HEADER, csv_field
+from arena.tournaments.rows import COLUMNS, ENDS, HEADER, OLDER_HEADER, csv_field
 from arena.tournaments.schedule import Schedule
 
 GAMES = "games.csv"
@@ -118,6 +118,11 @@ class _Verifier:
                     _cut(games, 0, header)
                     self._rewrite_index(0, [])
                     return Verified(0, len(header))
+                if head.startswith(OLDER_HEADER.encode()):
+                    raise GamesCheckError(
+                        f"{self.games_path} was written by an older arena (no column end, how each "
+                        "game ended): it can't be resumed by this one; play the run again in a new folder"
+                    )
                 raise GamesCheckError(f"{self.games_path} does not start with the games.csv header")
             size = games.seek(0, os.SEEK_END)
             if self.index_path.exists():

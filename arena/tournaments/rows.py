@@ -31,6 +31,8 @@ COLUMNS = (
 #: The values of the ``end`` column (:attr:`arena.engine.GameResult.reason`).
 ENDS = ("target", "round_limit", "forfeit")
 HEADER = ",".join(COLUMNS) + "\n"
+#: The header of games.csv before the end column (arena before it said how games ended).
+OLDER_HEADER = ",".join(COLUMNS[:-1]) + "\n"
 
 
 def csv_field(text: str) -> str:

@@ -54,9 +54,7 @@ def candidates_figure(
         errors = [[100 * (p[1] - p[2]) for p in points], [100 * (p[3] - p[1]) for p in points]]
         axes.errorbar(xs, scores, yerr=errors, marker="o", capsize=3)
         at = rows.index(best)
-        axes.plot([xs[at]], [scores[at]], marker="*", markersize=16, color=BEST_COLOUR, zorder=3,
-                  label="best")
-        axes.legend(loc="lower right", fontsize=8)
+        axes.plot([xs[at]], [scores[at]], marker="*", markersize=16, color=BEST_COLOUR, zorder=3)
         if not numeric:
             axes.set_xticks(xs, [str(p[0]) for p in points])
         axes.set_xlabel(name)
@@ -80,7 +78,6 @@ def candidates_figure(
             [xs.index(best[first])], [ys.index(best[second])], marker="*", markersize=18,
             color=BEST_COLOUR, markeredgecolor="white", linestyle="none", label="best",
         )  # fmt: skip
-        axes.legend(loc="upper left", fontsize=8)
     where = ""
     if against:
         where += f" against {', '.join(against)}"

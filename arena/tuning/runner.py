@@ -342,6 +342,11 @@ def _read_blocks(path: Path) -> list[Block]:
         raise TuneError(f"{path} can't be read ({exc.strerror or exc})") from None
     lines = text.splitlines(keepends=True)
     if not lines or lines[0].rstrip("\r\n") != ",".join(GAME_COLUMNS):
+        if lines and lines[0].rstrip("\r\n") == ",".join(GAME_COLUMNS[:-1]):
+            raise TuneError(
+                f"{path} was written by an older arena (no column end, how each game ended): "
+                "it can't be resumed by this one; tune again in a new folder"
+            )
         raise TuneError(f"{path} is not the games of a tuning run")
     for line in lines[1:]:
         if not line.endswith("\n"):

@@ -42,9 +42,9 @@ function decide(turn) {
 function answer(message) {
   switch (message.type) {
     case "hello":
-      // arena names the newest protocol it speaks and speaks the older ones too: answer with
-      // the version this bot was written for (1: no turn_end messages).
-      if (!(message.protocol >= PROTOCOL)) {
+      // arena's hello says protocol 1 (and lists every version it speaks in "protocols"):
+      // this bot speaks 1, so it gets no turn_end messages.
+      if (message.protocol !== PROTOCOL) {
         return { type: "error", reason: `this bot speaks protocol ${PROTOCOL}` };
       }
       return { type: "hello", protocol: PROTOCOL, name };

@@ -37,8 +37,8 @@ def answer(message: dict, name: str) -> dict | None:
     """The reply to one message from arena (None for ``bye``: time to leave)."""
     kind = message["type"]
     if kind == "hello":
-        # arena's hello names the newest protocol it speaks; it speaks the older ones too.
-        if message["protocol"] < PROTOCOL:
+        # arena lists every version it speaks; its "protocol" stays 1 for bots of version 1.
+        if PROTOCOL not in message.get("protocols", [message["protocol"]]):
             return {"type": "error", "reason": f"this bot speaks protocol {PROTOCOL}"}
         return {"type": "hello", "protocol": PROTOCOL, "name": name}
     if kind == "game_start":

@@ -249,10 +249,10 @@ static const char *answer(const char *message) {
     } else if (string_is(type, "game_end")) {
         reply("{\"type\":\"done\"}");
     } else if (string_is(type, "hello")) {
-        /* arena's hello names the newest protocol it speaks; it also speaks the older ones, so
-           a bot answers with the version it was written for: 1 (no turn_end messages). */
+        /* arena's hello says protocol 1 (and lists every version it speaks in "protocols"):
+           this bot speaks 1, so it gets no turn_end messages. */
         long protocol = 0;
-        if (!int_member(message, "protocol", &protocol) || protocol < 1)
+        if (!int_member(message, "protocol", &protocol) || protocol != 1)
             return "this bot speaks protocol 1";
         fputs("{\"type\":\"hello\",\"protocol\":1,\"name\":", stdout);
         put_json_string(name);
