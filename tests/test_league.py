@@ -85,7 +85,7 @@ def test_a_league_of_six_survives_a_sigkill_and_rates_every_pair_in_full(tmp_pat
     (bots / "faulty.py").write_text(FAULTY)
     banker = bots / "banker.py"
     banker.write_text(BANKER.replace("BANK_AT", "300"))
-    games = 40
+    games = 20  # 300 games in all: enough for a kill mid-run (the chunks are 250 games, written every 10)
     arena("league", "init", str(folder), "--games", str(games), "--seed", "7")
     arena("league", "add", str(folder), str(banker))
     banker.write_text(BANKER.replace("BANK_AT", "600"))  # a new version of the same entrant
