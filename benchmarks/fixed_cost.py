@@ -7,7 +7,8 @@
    ``--repeat``: the difference is the compiled path's fixed cost above the Python path's (the
    target of issue 26: at most 0.5 s).
 2. Where it goes, each part timed in a fresh process after what comes before it is imported:
-   numpy; numba beyond numpy; the kernel module (its dispatchers) beyond numba; loading the
+   numpy; numba beyond numpy; the kernel module (its dispatchers) beyond numba and the modules
+   both paths import; loading the
    cached kernel (numba's CPU target set-up and the cached machine code); pandas, which the
    reports import on both paths.
 """
@@ -28,7 +29,11 @@ ROOT = Path(__file__).resolve().parent.parent
 PARTS = {
     "numpy": ("", "import numpy"),
     "numba beyond numpy": ("import numpy", "import numba"),
-    "the kernel module beyond numba": ("import numba", "import arena.compiled.kernel"),
+    # (arena's engine and players first: both paths import them)
+    "the kernel module beyond numba": (
+        "import numba, arena.engine, arena.players",
+        "import arena.compiled.kernel",
+    ),
     "loading the cached kernel": (
         "from arena.tournaments.compiled_games import CompiledGames\n"
         "from arena.engine import STANDARD\n"
