@@ -33,6 +33,7 @@ from __future__ import annotations
 import collections
 import errno
 import io
+import json
 import os
 import stat
 from pathlib import Path
@@ -265,6 +266,27 @@ def read_bytes(path: Path, limit: int = SMALL_FILE_LIMIT) -> bytes:
 def read_text(path: Path, limit: int = SMALL_FILE_LIMIT) -> str:
     """:func:`read_bytes` as UTF-8 text (UnicodeDecodeError, a ValueError, if it is not)."""
     return read_bytes(path, limit).decode("utf-8")
+
+
+class DamagedFile(ValueError):
+    """A file arena wrote that can't be read back as what it wrote; the message is one line."""
+
+
+def read_json_object(path: Path) -> dict[str, Any]:
+    """The JSON object arena wrote to ``path`` (spec.json, run.json); {} if the file is missing
+    (a run that never finished).  :class:`DamagedFile` with a one-line reason if it can't be
+    read (a FIFO, a file far too large, not JSON) or holds something other than an object."""
+    try:
+        data = json.loads(read_text(path))
+    except FileNotFoundError:
+        return {}
+    except FileRefused as exc:  # a FIFO, device or socket; a file far too large
+        raise DamagedFile(f"{path} can't be read: {exc.strerror}") from None
+    except (OSError, ValueError) as exc:
+        raise DamagedFile(f"{path} can't be read: {' '.join(str(exc).split())}") from None
+    if not isinstance(data, dict):
+        raise DamagedFile(f"{path} is damaged (not the object arena writes)")
+    return data
 
 
 def write_bytes(path: Path, data: bytes, *, sync: bool = False) -> None:

@@ -4,7 +4,6 @@ one field, and pairs them deal by deal where they can be (:mod:`arena.analysis.c
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,7 +20,7 @@ from arena.analysis.compare import (
     ruleset_differences,
 )
 from arena.analysis.reports import ReportError
-from arena.safe_files import FileRefused, read_text
+from arena.safe_files import DamagedFile, read_json_object
 
 
 class CompareError(Exception):
@@ -49,16 +48,9 @@ class RunComparison:
 def read_spec(path: Path) -> dict:
     """A JSON object from the run folder; {} if the file is missing; CompareError if damaged."""
     try:
-        data = json.loads(read_text(path))
-    except FileNotFoundError:
-        return {}
-    except FileRefused as exc:  # a FIFO, device or socket; a file far too large
-        raise CompareError(f"{path} can't be read: {exc.strerror}") from None
-    except (OSError, ValueError) as exc:
-        raise CompareError(f"{path} can't be read: {' '.join(str(exc).split())}") from None
-    if not isinstance(data, dict):
-        raise CompareError(f"{path} is damaged (not the object arena writes)")
-    return data
+        return read_json_object(path)
+    except DamagedFile as exc:
+        raise CompareError(str(exc)) from None
 
 
 def read_compare_run(folder: Path, codes: Codes) -> tuple[pd.DataFrame, dict]:

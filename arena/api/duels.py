@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 import shutil
@@ -225,12 +224,11 @@ def duel(
 
 def _saved_per_decision(path: Path) -> dict[str, Any] | None:
     """The ``seconds_per_decision`` an earlier call wrote into run.json, if it can be read."""
-    from arena.safe_files import open_read
+    from arena.safe_files import DamagedFile, read_json_object
 
     try:
-        with open_read(path, "r", encoding="utf-8") as file:  # a regular file only: no FIFO
-            saved = json.loads(file.read(1 << 20)).get("seconds_per_decision")
-    except (OSError, ValueError, AttributeError):
+        saved = read_json_object(path).get("seconds_per_decision")
+    except DamagedFile:
         return None
     return saved if isinstance(saved, dict) else None
 

@@ -9,7 +9,6 @@ folder, finished or stopped part-way, with the statistics ``arena report`` print
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import secrets
 import shutil
@@ -25,7 +24,7 @@ from arena.api.players import PlayerLike, resolve_player
 from arena.engine import DEFAULT_MAX_ROUNDS, PRESETS, Ruleset, load_ruleset
 from arena.engine.rules import RulesetError
 from arena.players import BUILTINS, StrategyError
-from arena.safe_files import FileRefused, open_read, read_text
+from arena.safe_files import DamagedFile, open_read, read_json_object
 from arena.tournaments import TournamentSpec, run_tournament
 from arena.tournaments.fault_log import fault_groups, game_describer, write_errors_log
 from arena.tournaments.games_check import read_journal
@@ -254,16 +253,9 @@ def write_run_files(
 def _read_object(path: Path) -> dict[str, Any]:
     """A JSON object of the run folder; {} if the file is missing (a run that never finished)."""
     try:
-        data = json.loads(read_text(path))
-    except FileNotFoundError:
-        return {}
-    except FileRefused as exc:  # a FIFO, device or socket; a file far too large
-        raise ArenaError(f"{path} can't be read: {exc.strerror}") from None
-    except (OSError, ValueError) as exc:
-        raise ArenaError(f"{path} can't be read: {' '.join(str(exc).split())}") from None
-    if not isinstance(data, dict):
-        raise ArenaError(f"{path} is damaged (not the object arena writes)")
-    return data
+        return read_json_object(path)
+    except DamagedFile as exc:
+        raise ArenaError(str(exc)) from None
 
 
 def load_run(folder: str | Path) -> Run:

@@ -708,14 +708,12 @@ class _TurnEndsTold:
             try:
                 self.guard.move(view.seat, deciders[view.seat], view, game)
             except PlayerFault as fault:
-                if game.over:  # the decision that ended the game came too late
-                    self.faulted(fault)
-                    self.prepared[fault.seat] = None
-                    self.hooks[fault.seat] = None
+                too_late = game.over  # the decision that ended the game came too late
+                self._put_out(fault, game)
+                if too_late:
                     late = fault.seat
                     self._tell(game)
                     break
-                self._put_out(fault, game)
         return late
 
 
