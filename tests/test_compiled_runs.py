@@ -299,3 +299,52 @@ def test_a_run_reads_each_policy_once(tmp_path: Path) -> None:
     assert code == 0, err
     # One at load (check_player), two by --compiled on's check, two to build the kernel.
     assert count.read_text() == "x" * 5
+
+
+def _spec(games: int = 40) -> TournamentSpec:
+    players = (load_player_spec("threshold"), load_player_spec("greedy"))
+    return TournamentSpec(
+        (PRESETS["standard"],), players, games=games, seed=3, compiled=True, chunk_games=20
+    )
+
+
+def test_the_workers_load_the_kernel_and_the_main_process_does_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26: the main process goes on with its own work while each worker loads the kernel."""
+    import os
+
+    from arena.tournaments.compiled_games import CompiledGames
+    from arena.tournaments.runner import batch_results
+
+    loaded_in = tmp_path / "loaded-in"
+    real_load = CompiledGames.load
+
+    def load(self: CompiledGames) -> None:
+        with open(loaded_in, "a") as file:
+            file.write(f"{os.getpid()}\n")
+        real_load(self)
+
+    monkeypatch.setattr(CompiledGames, "load", load)
+    spec = _spec(40 * 2)
+    waited: list[int] = []
+    with batch_results(spec, 0, spec.games, 2, while_waiting=lambda: waited.append(os.getpid())) as results:
+        rows = "".join(r.rows for r in results)
+    assert rows == BatchPlayer(spec, kernel=None).play(0, spec.games).rows
+    pids = loaded_in.read_text().split()
+    assert len(pids) == 2 and str(os.getpid()) not in pids  # one load per worker, none here
+    assert waited == [os.getpid()]  # the caller's own work ran once, here
+
+
+def test_a_kernel_that_cannot_load_stops_the_run_with_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.tournaments.compiled_games import CompiledGames
+    from arena.tournaments.runner import BatchFailed, batch_results
+
+    def load(self: CompiledGames) -> None:
+        raise RuntimeError("LLVM ran out of\nmemory")
+
+    monkeypatch.setattr(CompiledGames, "load", load)
+    spec = _spec()
+    with pytest.raises(BatchFailed) as caught, batch_results(spec, 0, spec.games, 1) as results:
+        list(results)
+    assert str(caught.value) == "the compiled kernel could not be loaded (LLVM ran out of memory)"

@@ -77,19 +77,23 @@ def _import_reports() -> None:
 
 
 class _PrefetchReports:
-    """Passes each batch on to ``then``, and at the first one starts importing the reports'
-    modules (pandas: about 0.2 s) in a thread, while the main process mostly waits for games.
-    By the first batch every process that plays has been forked, so none of them carries
+    """Passes each batch on to ``then``; as soon as the workers are started (or at the first
+    batch, on a backend that doesn't say) starts importing the reports' modules (pandas: about
+    0.2 s) in a thread, while the main process mostly waits for games and the workers load the
+    compiled kernel.  By then every process that plays has been forked, so none of them carries
     pandas or the thread."""
 
     def __init__(self, then: Callable[[Any], None]) -> None:
         self.then = then
         self.started = False
 
-    def __call__(self, result: Any) -> None:
+    def start(self) -> None:
         if not self.started:
             self.started = True
             threading.Thread(target=_import_reports, name="arena-import-reports", daemon=True).start()
+
+    def __call__(self, result: Any) -> None:
+        self.start()
         self.then(result)
 
 
@@ -385,6 +389,7 @@ class _Run:
         watch = FaultWatch(fail_fast)
         try:
             self.announce()
+            prefetch = _PrefetchReports(watch)
             self.outcome = run_tournament(
                 self.spec,
                 self.folder,
@@ -393,7 +398,8 @@ class _Run:
                 progress=progress,
                 backend=self.backend,
                 scheduler=self.scheduler,
-                on_batch=_PrefetchReports(watch),
+                on_batch=prefetch,
+                while_waiting=prefetch.start,
             )
         except DaskBackendError as exc:
             if not resuming and self.resumed_from == 0:

@@ -63,12 +63,14 @@ def chunk_random_seed(tournament_seed: int, first_game: int) -> int:
 RULE_FIELDS = operator.attrgetter(*(f.name for f in dataclasses.fields(Ruleset)))
 
 
-def compiled_games(spec: TournamentSpec) -> CompiledGames | None:
+def compiled_games(spec: TournamentSpec, *, load: bool = True) -> CompiledGames | None:
     """The compiled kernel for the games of ``spec`` whose every seat has a declarative policy,
     or None: when ``spec.compiled`` is off, numba is missing, or no player has a policy.
 
     Reading the policies makes each player once: call it where strategy code may run (the main
-    process, before the templates are forked, or a worker), never in a template."""
+    process, before the templates are forked, or a worker), never in a template.  ``load``:
+    load the machine code now (:func:`load_kernel`); a pool passes False and each template
+    loads it after the fork, while the main process gets on with its own work."""
     if not spec.compiled:
         return None
     from arena.compiled import numba_available, player_policy, ruleset_problem
@@ -84,17 +86,23 @@ def compiled_games(spec: TournamentSpec) -> CompiledGames | None:
         from arena.tournaments.compiled_games import CompiledGames
 
     kernel = CompiledGames(spec, policies)
-    # The first load compiles (about 10 s, once: numba caches it on disk): say so on a terminal.
-    note = threading.Timer(1.0, _say_compiling) if sys.stderr.isatty() else None
-    if note is not None:
-        note.start()
+    if load:
+        load_kernel(kernel)
+    return kernel
+
+
+def load_kernel(kernel: CompiledGames, *, note: bool = True) -> None:
+    """Load ``kernel``'s machine code from numba's disk cache, or compile it.  The first load
+    compiles (about 10 s, once): with ``note``, a terminal is told so after a second."""
+    timer = threading.Timer(1.0, _say_compiling) if note and sys.stderr.isatty() else None
+    if timer is not None:
+        timer.start()
     try:
         kernel.load()
     finally:
-        if note is not None:
-            note.cancel()
-            note.join()  # no thread may be left when the templates are forked
-    return kernel
+        if timer is not None:
+            timer.cancel()
+            timer.join()  # no thread may be left when chunk processes are forked
 
 
 def _say_compiling() -> None:

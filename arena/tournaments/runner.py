@@ -68,12 +68,14 @@ def batch_results(
     backend: str = "local",
     scheduler: str | None = None,
     place: SeatPlace = NOWHERE,
+    while_waiting: Callable[[], object] | None = None,
 ) -> Iterator[Iterator[BatchResult]]:
     """The results of games start..stop-1 in game order, played in chunks on ``workers``
     processes, or on a Dask cluster with ``backend="dask"``.  ``batch_size``: games per result
     (a chunk's results come in pieces of that many; default: one per chunk).  Leaving the block
     early stops every process.  ``place``: where isolated players' seat processes write their
-    stderr, and what they must not see."""
+    stderr, and what they must not see.  ``while_waiting``: called once while the workers
+    start, before the first result is in (local backend only)."""
     if backend == "dask":
         from arena.tournaments.dask_backend import dask_batch_results
 
@@ -94,7 +96,7 @@ def batch_results(
 
     def in_order() -> Iterator[BatchResult]:
         nonlocal drained
-        yield from pool.results(start, stop)
+        yield from pool.results(start, stop, while_waiting)
         drained = True
 
     try:
@@ -123,12 +125,15 @@ def run_tournament(
     on_batch: Callable[[BatchResult], None] | None = None,
     backend: str = "local",
     scheduler: str | None = None,
+    while_waiting: Callable[[], object] | None = None,
 ) -> RunOutcome:
     """Play every game of ``spec`` not yet in ``folder`` and write it there.
 
     ``progress``: a tqdm bar on stderr (None: only when stderr is a terminal).  ``batch_size``:
-    games per write (default: a chunk).  Ctrl-C and SIGTERM stop cleanly: every batch written so
-    far is kept and the outcome says ``interrupted`` (and ``terminated`` for SIGTERM).
+    games per write (default: a chunk).  ``while_waiting``: the caller's own work, done once while
+    the workers start (the CLI imports what its reports need).  Ctrl-C and SIGTERM stop cleanly:
+    every batch written so far is kept and the outcome says ``interrupted`` (and ``terminated``
+    for SIGTERM).
     """
     schedule = Schedule(spec)
     total = len(schedule)
@@ -160,6 +165,7 @@ def run_tournament(
                 backend=backend,
                 scheduler=scheduler,
                 place=seat_place(folder),
+                while_waiting=while_waiting,
             ) as results,
         ):
             for result in results:

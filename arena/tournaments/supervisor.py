@@ -60,7 +60,7 @@ import signal
 import sys
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing import Pipe
 from multiprocessing.connection import Connection, wait
@@ -71,7 +71,14 @@ from arena.engine.scoring import score_table
 from arena.players import match
 from arena.players.match import BOARD_SLOTS, GAME, PHASE, Guard
 from arena.sandbox import NOWHERE, SeatPlace
-from arena.tournaments.batch import RULE_FIELDS, BatchPlayer, BatchResult, chunk_random_seed, compiled_games
+from arena.tournaments.batch import (
+    RULE_FIELDS,
+    BatchPlayer,
+    BatchResult,
+    chunk_random_seed,
+    compiled_games,
+    load_kernel,
+)
 from arena.tournaments.chunks import Job, chunk_count, chunk_jobs
 from arena.tournaments.spec import TournamentSpec
 from arena.tournaments.warm import warm_solvers
@@ -124,9 +131,10 @@ class ChunkPool:
         self.place = place
         self.templates: list[_Template] = []
         warm_solvers(spec)
-        # Made here, before the fork: reading the players' policies makes each player once, and
-        # the templates then share the loaded kernel.
-        self.kernel = compiled_games(spec)
+        # Made here, before the fork: reading the players' policies makes each player once.  Each
+        # template loads the machine code after the fork, while this process goes on (it is half
+        # a second of numba's start-up: not on the path to the first game's result twice).
+        self.kernel = compiled_games(spec, load=False)
         self.workers = max(1, workers)
         try:
             for _ in range(self.workers):
@@ -147,15 +155,22 @@ class ChunkPool:
                 for other in self.templates:  # the main process's ends, inherited
                     other.commands.close()
                     other.results.close()
-                _Supervisor(self.spec, commands_in, results_out, self.every, self.place, self.kernel).run()
+                first = not self.templates
+                _Supervisor(
+                    self.spec, commands_in, results_out, self.every, self.place, self.kernel, first
+                ).run()
             finally:
                 os._exit(0)
         commands_in.close()
         results_out.close()
         return _Template(pid, commands_out, results_in, deque())
 
-    def results(self, start: int, stop: int) -> Iterator[BatchResult]:
-        """Results of games start..stop-1 in game order; raises :class:`BatchFailed`."""
+    def results(
+        self, start: int, stop: int, while_waiting: Callable[[], object] | None = None
+    ) -> Iterator[BatchResult]:
+        """Results of games start..stop-1 in game order; raises :class:`BatchFailed`.
+        ``while_waiting`` is called once, the first time there is no result to give yet: work
+        of the caller's own (an import the reports need) done while the workers start."""
         jobs = chunk_jobs(start, stop, self._job_games(start, stop))
         pending: dict[int, BatchResult | str] = {}
         open_stops: deque[int] = deque()  # each assigned job's stop, until its games are yielded
@@ -189,6 +204,9 @@ class ChunkPool:
             busy = {t.results: t for t in self.templates if t.alive and t.jobs}
             if not busy:  # can't happen: every unwritten game is queued or failed
                 raise BatchFailed(f"no process is playing game {next_game:,} (an arena bug)")
+            if while_waiting is not None:
+                while_waiting()
+                while_waiting = None
             for conn in wait(list(busy)):
                 self._receive(busy[conn], pending)  # type: ignore[index]
 
@@ -287,6 +305,7 @@ class _Supervisor:
         every: int | None,
         place: SeatPlace = NOWHERE,
         kernel: CompiledGames | None = None,
+        first: bool = True,
     ):
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
         signal.signal(signal.SIGTERM, _on_term)
@@ -299,6 +318,13 @@ class _Supervisor:
         # Outside calls a chunk process may be starting a seat process (SeatLimits.start_seconds).
         self.stall = STALL + (spec.seat_limits.start_seconds if spec.seat_limits is not None else 0.0)
         self.pid = os.getpid()
+        #: Why the kernel could not be loaded: every job is answered with it.
+        self.broken: str | None = None
+        if kernel is not None:
+            try:
+                load_kernel(kernel, note=first)  # one template tells a terminal of a first compile
+            except Exception as exc:  # numba's own failure: the run stops with one line
+                self.broken = f"the compiled kernel could not be loaded ({' '.join(str(exc).split())})"
         self.player = BatchPlayer(spec, place=place, kernel=kernel)
         for rules in spec.rulesets:
             score_table(rules)  # built once here, not once per chunk
@@ -314,6 +340,9 @@ class _Supervisor:
                 return
             if job is None:
                 return
+            if self.broken is not None:
+                self._send(("failed", (job.emit_from, self.broken)))
+                continue
             self._play(job)
 
     def _play(self, job: Job) -> None:
