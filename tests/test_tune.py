@@ -443,3 +443,45 @@ def test_the_plot_marks_the_best_and_names_the_opponents(params: list[str]) -> N
         assert (list(star.get_xdata()), list(star.get_ydata())) == ([600], [41.0])
     else:  # cells by position: bank_at 300, 600, 900 across, min_dice 2, 3 up
         assert (list(star.get_xdata()), list(star.get_ydata())) == ([1], [1])
+
+
+def test_a_compiled_race_forks_one_pool_and_loads_the_kernel_once_per_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26: every block of a compiled race is a variant of one pool's games, with the bytes
+    of a pool per block (labels with commas, two rulesets, several rounds, two workers)."""
+    pytest.importorskip("numba")
+    import os
+
+    from arena.tournaments import supervisor
+    from arena.tournaments.compiled_games import CompiledGames
+    from arena.tuning.race_pool import RacePool
+
+    pools: list[int] = []
+    loads = tmp_path / "loads"
+    real_init, real_load = supervisor.ChunkPool.__init__, CompiledGames.load
+
+    def init(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        pools.append(1)
+        real_init(self, *args, **kwargs)
+
+    def load(self: CompiledGames) -> None:
+        with open(loads, "a") as file:
+            file.write(f"{os.getpid()}\n")
+        real_load(self)
+
+    monkeypatch.setattr(supervisor.ChunkPool, "__init__", init)
+    monkeypatch.setattr(CompiledGames, "load", load)
+    args = ["threshold", "--param", "bank_at=250,650", "--param", "min_dice=2,3", "--against", "greedy"]
+    args += ["--against", "optimal", "--rules", "classic", "--rules", "short", "--budget", "4000"]
+    args += ["--first-deals", "10", "--workers", "2", "--compiled", "on"]
+    shared = invoke(*args, "--out", str(tmp_path / "shared"))
+    assert shared.exit_code == 0, shared.output
+    rounds = {line.split(",")[0] for line in (tmp_path / "shared" / GAMES).read_text().splitlines()[1:]}
+    assert len(rounds) >= 3 and pools == [1]
+    assert len(set(loads.read_text().split())) == 2  # each worker once
+    monkeypatch.setattr(RacePool, "_variant", lambda self, spec: None)  # a pool per block
+    apart = invoke(*args, "--out", str(tmp_path / "apart"))
+    assert apart.exit_code == 0, apart.output
+    assert len(pools) > 3
+    assert files(tmp_path / "shared") == files(tmp_path / "apart")

@@ -11,22 +11,28 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from arena.tournaments.compiled_games import Variant
 
 
 @dataclass(frozen=True)
 class Job:
-    """Play games first..stop-1 (``first`` starts a chunk) and send those from ``emit_from``."""
+    """Play games first..stop-1 (``first`` starts a chunk) and send those from ``emit_from``.
+    ``variant``: the games of another seed and policies of the pool's compiled players."""
 
     first: int
     emit_from: int
     stop: int
+    variant: Variant | None = None
 
 
-def chunk_jobs(start: int, stop: int, chunk: int) -> Iterator[Job]:
+def chunk_jobs(start: int, stop: int, chunk: int, variant: Variant | None = None) -> Iterator[Job]:
     """The chunk pieces covering games start..stop-1, in order, lazily."""
     first = start - start % chunk
     while first < stop:
-        yield Job(first, max(start, first), min(stop, first + chunk))
+        yield Job(first, max(start, first), min(stop, first + chunk), variant)
         first += chunk
 
 

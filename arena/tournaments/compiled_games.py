@@ -18,7 +18,10 @@ The tables the kernel reads (all numpy arrays, built once per :class:`CompiledGa
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -124,6 +127,17 @@ def _shares(win: np.ndarray) -> list[tuple[float, ...]]:
     return [patterns[c] for c in codes]
 
 
+@dataclass(frozen=True)
+class Variant:
+    """Another seed, number of games and policies for the players of a :class:`CompiledGames`:
+    what a job of a long-lived pool says instead of a whole spec (whose players may come from a
+    strategy file and can't be sent between processes)."""
+
+    seed: int
+    games: int
+    policies: tuple[Policy | None, ...]
+
+
 class CompiledGames:
     """Games of ``spec`` played in the kernel.  Players without a policy may be in the spec;
     games that seat one can't be played here (see :meth:`compilable`)."""
@@ -139,20 +153,13 @@ class CompiledGames:
             [player_policy(p) for p in spec.players] if policies is None else list(policies)
         )
         self._build_rules(spec.rulesets)
-        self._build_policies()
-        self._build_schedule()
         self._solved: dict[int, tuple[int, int, int]] = {}  # key -> (offset, rows, ruleset)
         self._sit_keys = np.zeros(0, np.int64)
         self._sit_off = np.zeros(0, np.int64)
         self._sit_rows = np.zeros(0, np.int64)
         self._sit_vals = np.zeros(0, np.float64)
         self._value_parts: list[np.ndarray] = []
-        if any(p is not None and p.keep == "optimal" for p in self.policies):
-            for index, rules in enumerate(spec.rulesets):
-                warm(rules)
-                self._add_warm(index, rules)
-            self._publish()
-        self._random = any(p is not None and "random" in (p.keep, p.bank, p.roll_keep) for p in self.policies)
+        self._build_players()
         ruleset_fields = [csv_field(r.name) for r in spec.rulesets]
         player_fields = [csv_field(label) for label in spec.labels]
         self._r_text, self._r_off = _text_table(ruleset_fields)
@@ -164,7 +171,33 @@ class CompiledGames:
         longest = max(len(f.encode()) for f in ruleset_fields) + max(len(f.encode()) for f in player_fields)
         self._row_bound = longest + 7 * 21 + 16 + int(self._w_off.max()) + max(map(len, ENDS)) + 2
 
+    def variant(self, variant: Variant) -> CompiledGames:
+        """The games of the same players and rulesets under another seed, number of games and
+        policies (a tuning race's candidate, round after round): the rule tables, the texts and
+        the solved situations are shared, only the players' and the schedule's are built."""
+        other = copy.copy(self)
+        other.spec = dataclasses.replace(self.spec, seed=variant.seed, games=variant.games)
+        other.schedule = Schedule(other.spec)
+        if len(variant.policies) != len(self.policies):
+            raise ValueError(f"a variant needs {len(self.policies)} policies, got {len(variant.policies)}")
+        other.policies = list(variant.policies)
+        other._solved = dict(self._solved)  # added to by the variant's own games
+        other._value_parts = list(self._value_parts)
+        other._build_players()
+        return other
+
     # ----------------------------------------------------------------- tables
+    def _build_players(self) -> None:
+        """The tables that depend on the policies and the seed (and situations to solve)."""
+        self._build_policies()
+        self._build_schedule()
+        if any(p is not None and p.keep == "optimal" for p in self.policies):
+            for index, rules in enumerate(self.spec.rulesets):
+                warm(rules)
+                self._add_warm(index, rules)
+            self._publish()
+        self._random = any(p is not None and "random" in (p.keep, p.bank, p.roll_keep) for p in self.policies)
+
     def _build_rules(self, rulesets: Sequence[Ruleset]) -> None:
         self._rules = np.array([_rule_row(r) for r in rulesets], np.int64)
         count = len(MULTISETS)

@@ -84,7 +84,7 @@ from arena.tournaments.spec import TournamentSpec
 from arena.tournaments.warm import warm_solvers
 
 if TYPE_CHECKING:
-    from arena.tournaments.compiled_games import CompiledGames
+    from arena.tournaments.compiled_games import CompiledGames, Variant
 
 #: How often a template samples its chunk process's board (seconds).
 TICK = 0.01
@@ -131,6 +131,8 @@ class ChunkPool:
         self.place = place
         self.templates: list[_Template] = []
         warm_solvers(spec)
+        for rules in spec.rulesets:
+            score_table(rules)  # built once here (30 ms each), not in every template (a tuning block's)
         # Made here, before the fork: reading the players' policies makes each player once.  Each
         # template loads the machine code after the fork, while this process goes on (it is half
         # a second of numba's start-up: not on the path to the first game's result twice).
@@ -166,12 +168,20 @@ class ChunkPool:
         return _Template(pid, commands_out, results_in, deque())
 
     def results(
-        self, start: int, stop: int, while_waiting: Callable[[], object] | None = None
+        self,
+        start: int,
+        stop: int,
+        while_waiting: Callable[[], object] | None = None,
+        variant: Variant | None = None,
     ) -> Iterator[BatchResult]:
         """Results of games start..stop-1 in game order; raises :class:`BatchFailed`.
         ``while_waiting`` is called once, the first time there is no result to give yet: work
-        of the caller's own (an import the reports need) done while the workers start."""
-        jobs = chunk_jobs(start, stop, self._job_games(start, stop))
+        of the caller's own (an import the reports need) done while the workers start.
+        ``variant``: play the games of that seed and those policies instead of the spec's (a
+        pool whose kernel plays every game only): one pool serves a whole tuning race."""
+        if variant is not None and (self.kernel is None or not self.kernel.compiles_all):
+            raise ValueError("only a pool whose kernel plays every game plays variants")
+        jobs = chunk_jobs(start, stop, self._job_games(start, stop), variant)
         pending: dict[int, BatchResult | str] = {}
         open_stops: deque[int] = deque()  # each assigned job's stop, until its games are yielded
         window = WINDOW * len(self.templates)
@@ -326,8 +336,9 @@ class _Supervisor:
             except Exception as exc:  # numba's own failure: the run stops with one line
                 self.broken = f"the compiled kernel could not be loaded ({' '.join(str(exc).split())})"
         self.player = BatchPlayer(spec, place=place, kernel=kernel)
+        self._variant: tuple[Variant, CompiledGames] | None = None  # the last variant's kernel
         for rules in spec.rulesets:
-            score_table(rules)  # built once here, not once per chunk
+            score_table(rules)  # a copy of the main process's (or built here): not once per chunk
         self._buffer = mmap.mmap(-1, 8 * BOARD_SLOTS)  # shared with the chunk processes
         self.board = memoryview(self._buffer).cast("q")
         gc.freeze()  # chunk processes don't copy the template's objects just to scan them
@@ -346,6 +357,9 @@ class _Supervisor:
             self._play(job)
 
     def _play(self, job: Job) -> None:
+        if job.variant is not None:
+            self._play_variant(job)
+            return
         if self.player.compiled_only:
             # The kernel runs no strategy code: nothing to supervise, no chunk process to fork.
             self.player.play_chunk(
@@ -378,6 +392,18 @@ class _Supervisor:
         self._send(
             ("failed", (sent_to, f"gave up on games {sent_to:,} to {job.stop - 1:,} after many re-plays"))
         )
+
+    def _play_variant(self, job: Job) -> None:
+        """A job of a variant's games: the kernel's tables for it are built once, for its jobs in
+        a row."""
+        variant = job.variant
+        assert variant is not None and self.player.kernel is not None
+        if self._variant is None or self._variant[0] != variant:
+            self._variant = (variant, self.player.kernel.variant(variant))
+        kernel = self._variant[1]
+        every = self.every or max(1, job.stop - job.emit_from)
+        for piece in kernel.pieces(job.emit_from, job.stop, every):
+            self._send(("rows", piece))
 
     def _send(self, message: Any) -> None:
         self.results.send_bytes(pickle.dumps(message))

@@ -45,8 +45,9 @@ from arena.players.loading import StrategyError
 from arena.safe_files import FileRefused, open_file, open_read, read_text, write_text
 from arena.sandbox import SeatPlace
 from arena.tournaments.folder_lock import FolderRefused, claim
+from arena.tournaments.results import BatchResult
 from arena.tournaments.rows import COLUMNS, csv_field
-from arena.tournaments.runner import BatchFailed, batch_results
+from arena.tournaments.runner import BatchFailed
 from arena.tournaments.schedule import Schedule
 from arena.tournaments.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec, entry_files
 from arena.tuning.race import (
@@ -59,6 +60,7 @@ from arena.tuning.race import (
     judge_round,
     within_tolerance,
 )
+from arena.tuning.race_pool import RacePool
 from arena.tuning.space import Grid, ParamRange, SpaceError, make_grid
 
 #: The name every candidate plays under, so that all get the same deals.
@@ -373,38 +375,65 @@ def play_block(
     spec: TournamentSpec,
     round_number: int,
     label: str,
-    workers: int,
-    place: SeatPlace,
+    pool: RacePool,
     on_games: Callable[[int], None],
 ) -> Block:
     """Play one candidate's gauntlet and turn its rows into games.csv lines."""
-    schedule = Schedule(spec)
-    total = len(schedule)
-    prefix = [str(round_number), label]
     lines: list[str] = []
     shares: list[tuple[int, float]] = []
-    player_column = COLUMNS.index("player")
-    status_column, reason_column = COLUMNS.index("status"), COLUMNS.index("reason")
     faults: list[str] = []
-    with batch_results(spec, 0, total, workers, place=place) as results:
-        for result in results:
-            rows = _rows(result.rows)
-            position = 0
-            for game in range(result.start, result.stop):
-                slot = schedule.slot(game)
-                seat_of_candidate = slot.seats.index(0)
-                shares.append((slot.deal, result.shares[game - result.start][seat_of_candidate]))
-                for seat in range(len(slot.seats)):
-                    row = rows[position]
-                    position += 1
-                    side = "candidate" if seat == seat_of_candidate else "opponent"
-                    if side == "candidate":
-                        row[player_column] = label
-                        if row[status_column] != "ok":
-                            faults.append(f"{row[status_column]}: {row[reason_column]}")
-                    lines.append(_line([*prefix, side, *row]))
-            on_games(result.stop - result.start)
+    lead = f"{round_number},{csv_field(label)},"
+    seats = Schedule(spec).table_size
+    rulesets = tuple(csv_field(r.name) + "," for r in spec.rulesets)
+    for result in pool.results(spec):
+        _block_lines(result, lead, label, seats, rulesets, lines, shares, faults)
+        on_games(result.stop - result.start)
     return Block(round_number, label, lines, shares, faults)
+
+
+def _block_lines(
+    result: BatchResult,
+    lead: str,
+    label: str,
+    seats: int,
+    rulesets: tuple[str, ...],
+    lines: list[str],
+    shares: list[tuple[int, float]],
+    faults: list[str],
+) -> None:
+    """A result's rows as tuning lines (``lead``, the side, the row with the candidate's player
+    named ``label``), each game's (deal, candidate's share) and the candidate's faults.
+
+    Text, not parsed fields: a row is ``ruleset,game,deal,seed,seat,player,...`` with only the
+    ruleset, the player and the reason ever quoted (:func:`~arena.tournaments.rows.csv_field`),
+    and the rulesets' fields are known, so each row is cut at its commas where no quote can be.
+    The bytes are those the fields would give written again one by one."""
+    rows = result.rows.split("\n")
+    rows.pop()  # after the last line break
+    if len(rows) != seats * (result.stop - result.start):  # a line break inside a quoted field
+        rows = [_line(fields).removesuffix("\n") for fields in _rows(result.rows)]
+    tuned = csv_field(TUNED) + ","
+    named = csv_field(label) + ","
+    candidate, opponent = lead + "candidate,", lead + "opponent,"
+    for game in range(result.stop - result.start):
+        at = None
+        for position in range(game * seats, game * seats + seats):
+            row = rows[position]
+            head = next(len(r) for r in rulesets if row.startswith(r))
+            game_, deal, seed, seat, rest = row[head:].split(",", 4)
+            if rest.startswith(tuned):
+                at = int(seat)
+                rest = rest[len(tuned) :]
+                lines.append(f"{candidate}{row[:head]}{game_},{deal},{seed},{seat},{named}{rest}\n")
+                status = rest.split(",", 6)[5]
+                if status != "ok":
+                    reason = next(csv.reader([rest]))[6]
+                    faults.append(f"{status}: {reason}")
+                shares.append((int(deal), result.shares[game][at]))
+            else:
+                lines.append(f"{opponent}{row}\n")
+        if at is None:
+            raise ValueError(f"game {result.start + game:,} of a gauntlet seats no {TUNED} (an arena bug)")
 
 
 def _fmt(x: float) -> str:
@@ -675,6 +704,7 @@ def run_tune(
     def count(n: int) -> None:
         bar.update(n)
 
+    pool = RacePool(workers, place)
     try:
         while True:
             alive = race.alive
@@ -694,7 +724,7 @@ def run_tune(
                 block = games.take(round_number, candidate.label, deals * gpd)
                 if block is None:
                     spec = gauntlet(settings, candidate, opponents, round_number, deals, fast)
-                    block = play_block(spec, round_number, candidate.label, workers, place, count)
+                    block = play_block(spec, round_number, candidate.label, pool, count)
                     games.append(block)
                     played += deals * gpd
                 else:
@@ -721,6 +751,7 @@ def run_tune(
     except BatchFailed as exc:
         interrupted, error = True, str(exc)
     finally:
+        pool.close(graceful=not interrupted)
         bar.close()
         games.close(finished=not interrupted)
     rows = candidate_rows(settings, race)
