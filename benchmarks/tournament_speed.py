@@ -1,6 +1,6 @@
 """Whole `arena tournament` runs, as multiples of the bare loop measured in the same run.
 
-    python benchmarks/tournament_speed.py [--games 20000] [--compiled-games 200000]
+    python benchmarks/tournament_speed.py [--games 20000] [--compiled-games 200000] [--large 2000000]
 
 1. The baseline: :mod:`bare_loop` (a bare hand-written Python loop, threshold vs greedy on
    standard), in µs per turn.
@@ -10,7 +10,9 @@
    Each is timed (best of three) per turn played (the turns column of games.csv) and set
    against the bare loop:
    "0.04x" is 25 times faster than the bare loop, "4.3x" 4.3 times slower.
-3. What the Python path's fork per chunk costs, and the shared-memory board per strategy call.
+3. With ``--large N``: compiled runs of N games on one worker and on two (best of two), and
+   what the second worker gains.
+4. What the Python path's fork per chunk costs, and the shared-memory board per strategy call.
 """
 
 from __future__ import annotations
@@ -85,6 +87,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=20_000, help="games of the Python-path runs")
     parser.add_argument("--compiled-games", type=int, default=200_000, help="games of the compiled runs")
+    parser.add_argument("--large", type=int, default=0, help="games of the large compiled runs (0: none)")
     args = parser.parse_args()
     n, big = args.games, args.compiled_games
     print(f"machine: {machine()}")
@@ -108,6 +111,17 @@ def main() -> None:
             f"  {label:24}{games:9,} {seconds:8.2f} {games / seconds:9,.0f} {per_turn * 1e6:8.3f}  "
             f"{ratio:6.3f}x ({verdict})"
         )
+    if args.large:
+        print(f"\nlarge compiled runs, {args.large:,} games, best of 2:")
+        walls = {}
+        for workers in (1, 2):
+            runs = [whole_run(args.large, workers, "on") for _ in range(2)]
+            seconds, turns = min(r[0] for r in runs), runs[0][1]
+            walls[workers] = seconds
+            ratio = seconds / turns / bare
+            rate = args.large / seconds
+            print(f"  {workers} worker(s): {seconds:6.2f} s, {rate:9,.0f} games/s, {1 / ratio:5.1f}x faster")
+        print(f"  two workers against one: {walls[1] / walls[2]:.2f}x")
     bare_after, _ = bare_turn_seconds()
     print(f"bare loop again: {bare_after * 1e6:.2f} µs per turn (the machine's drift during the runs)")
 

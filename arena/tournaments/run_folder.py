@@ -172,13 +172,16 @@ class RunFolder:
             raise RunFolderError(f"cannot repair {where}: {exc.strerror or exc}") from None
         return cls(path, found.games, rows_per_game, found.end, found.known, found.note)
 
-    def append(self, rows: str, faults: Sequence[FaultDetail] = ()) -> None:
+    def append(self, rows: str, faults: Sequence[FaultDetail] = (), games: int | None = None) -> None:
         """Add the next batch of finished games (and their faults) and make it durable: games.csv
         first (fsynced), then its journal line.  A batch cut short (a kill, a full disk) has no
         journal line, so a resume plays it again.  Ctrl-C and SIGTERM wait until both are
-        written."""
+        written.  ``games``: how many games the rows hold, when the caller knows (else counted
+        from the line breaks: a pass over the bytes, 0.2 s in a run of 2,000,000 games)."""
         data = rows.encode()
-        stop = self.completed_games + data.count(b"\n") // self._rows_per_game
+        if games is None:
+            games = data.count(b"\n") // self._rows_per_game
+        stop = self.completed_games + games
         entry: dict[str, Any] = {
             "start": self.completed_games,
             "stop": stop,

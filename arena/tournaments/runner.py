@@ -169,7 +169,7 @@ def run_tournament(
             ) as results,
         ):
             for result in results:
-                folder.append(result.rows, result.fault_details)
+                folder.append(result.rows, result.fault_details, result.stop - result.start)
                 written = result.stop
                 faults += result.faults
                 bar.update(result.stop - result.start)
