@@ -18,7 +18,7 @@ from arena.api.runs import default_folder
 from arena.cli.compiled_option import compiled_option, wants_compiled
 from arena.cli.output import fail, json_text, say, stdout_for_json
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
-from arena.cli.seat_options import Seating, seat_options
+from arena.cli.seat_options import Seating, seat_options, warn_limits_in_force
 from arena.players import StrategyError
 from arena.tournaments.batch import FaultDetail
 from arena.tournaments.duel import (
@@ -256,6 +256,7 @@ def duel_command(
             fail(str(exc))
         except ValueError as exc:
             fail(str(exc))
+        warn_limits_in_force(spec.seat_limits)
         workers = workers or os.cpu_count() or 1
         a_label, b_label = spec.labels
         rules = spec.rulesets[0]

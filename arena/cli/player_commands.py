@@ -16,7 +16,7 @@ from arena.cli.output import fail, say, stdout_for_json
 from arena.cli.pacing import Pacer, paced, parse_pace
 from arena.cli.render import GameNarrator
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
-from arena.cli.seat_options import Seating, seat_options
+from arena.cli.seat_options import Seating, seat_options, warn_limits_in_force
 from arena.engine import Ruleset
 from arena.engine.events import Event
 from arena.players import (
@@ -130,6 +130,7 @@ def play_command(
         adviser = _adviser(advice, rules, specs) if human else None
         pool = None
         if any(s.isolated for s in specs):
+            warn_limits_in_force(seating.limits)
             pool = SeatPool(specs, seating.limits, DEFAULT_MOVE_TIMEOUT, place=SeatPlace(to_stderr=True))
         try:
             human_at = (human_seat or 0) if human else None

@@ -13,6 +13,7 @@ import click
 from arena.cli.output import fail
 from arena.players import PlayerSpec
 from arena.sandbox import LimitError, SeatLimits, load_player
+from arena.sandbox.limits import in_force
 
 _DEFAULTS = SeatLimits()
 
@@ -122,6 +123,8 @@ class Seating:
         The dice and the strategy seeds are public functions of the tournament seed, so a seed
         a bot can guess (the default 0, or a small number) lets it find each game's seed from
         its ``strategy_seed`` and foresee every roll (tests/cheats/seed_guess.py)."""
+        if given and seed < 0:  # refused before anything is said about it
+            fail(f"--seed must be zero or more, got {seed}")
         if given or not any(p.isolated for p in players):
             if given and any(p.isolated for p in players):
                 click.echo(
@@ -132,3 +135,12 @@ class Seating:
                 )
             return seed
         return secrets.randbits(64)
+
+
+def warn_limits_in_force(limits: SeatLimits | None) -> None:
+    """A warning line for each seat limit lowered to a hard limit arena inherited (a shell's
+    ``ulimit``): the seats run under the inherited one, and run.json records what they got."""
+    if limits is None:
+        return
+    for note in in_force(limits)[1]:
+        click.echo(f"warning: {note}", err=True)

@@ -22,7 +22,7 @@ from arena.cli.compiled_option import compiled_option, with_compiled
 from arena.cli.output import fail, json_text, say, stdout_for_json
 from arena.cli.report_commands import run_json
 from arena.cli.rules_commands import resolve_rules
-from arena.cli.seat_options import Seating, seat_options
+from arena.cli.seat_options import Seating, seat_options, warn_limits_in_force
 from arena.engine import DEFAULT_MAX_ROUNDS
 from arena.players import StrategyError
 from arena.tournaments import FORMATS, TournamentSpec, run_tournament
@@ -310,6 +310,7 @@ def _open_run(
             command=command,
         )
         spec = with_compiled(compiled, spec)
+        warn_limits_in_force(spec.seat_limits)
         schedule = Schedule(spec)
         if resume is not None:
             folder = RunFolder.resume(resume, spec, schedule.table_size)

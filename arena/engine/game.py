@@ -49,7 +49,7 @@ from arena.engine.dice import (
 from arena.engine.rules import Ruleset
 from arena.engine.scoring import score_table, why_not_legal
 from arena.engine.turn_ends import BANKED, FARKLED, FORFEITED, TurnEnd
-from arena.engine.view import Action, IllegalAction, TurnView
+from arena.engine.view import Action, IllegalAction, TurnView, bank_not_bool, not_an_action
 
 #: A game that has not ended after this many rounds stops; the highest score wins.  A safety
 #: valve against strategies that never finish (say, always overshooting an exact target).
@@ -428,7 +428,7 @@ class Game:
                             action = yield partial(_raise, exc)
                             continue
                         if bank is not True and bank is not False:
-                            action = yield partial(_bank_not_bool, bank)
+                            action = yield partial(bank_not_bool, bank)
                             continue
                         total = turn_points + keep.points
                         overshot = exact and not in_playoff and score + total > target
@@ -606,7 +606,7 @@ class Game:
             keep_dice, _bank = action  # type: ignore[misc]  # any object: one that can't unpack is caught
             keep = tuple(keep_dice)
         except Exception:
-            return f"a decision must be Action(keep, bank), got {action!r}"
+            return not_an_action(action)
         assert self._view is not None
         return why_not_legal(keep, self._view.roll, self.rules)
 
@@ -620,10 +620,6 @@ def _leaders(scores: list[int], out: list[bool]) -> tuple[int, ...]:
 def _raise(exc: BaseException) -> str:
     """A refusal that raises again what the action's own code raised inside the game loop."""
     raise exc
-
-
-def _bank_not_bool(bank: object) -> str:
-    return f"bank must be True or False, got {bank!r}"
 
 
 def _no_bank_after_hot_dice() -> str:

@@ -17,6 +17,23 @@ class IllegalAction(ValueError):
     """A decision the rules do not allow; the message says what was wrong."""
 
 
+def _short_repr(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 100 else text[:99] + "…"
+
+
+def not_an_action(action: object) -> str:
+    """Why a decision that is not a pair (keep, bank) is refused: the one wording of every path
+    (in arena's processes and in a seat's), its object's repr cut at 100 characters."""
+    return f"a decision must be Action(keep, bank), got {_short_repr(action)}"
+
+
+def bank_not_bool(bank: object) -> str:
+    """Why a decision whose ``bank`` is neither True nor False is refused (1 and 0 included: a
+    decision says what it means)."""
+    return f"bank must be True or False, got {_short_repr(bank)}"
+
+
 class Action(NamedTuple):
     """One decision after a roll: the dice to set aside, then bank (True) or roll on (False)."""
 

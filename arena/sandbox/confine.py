@@ -34,7 +34,7 @@ import resource
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena.sandbox.limits import SeatLimits
+from arena.sandbox.limits import LimitError, SeatLimits
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
@@ -165,15 +165,23 @@ def set_limits(limits: SeatLimits, *, count_processes: bool) -> None:
     limit's SIGKILL stops it."""
     mib = 1024 * 1024
     settings = [
-        (resource.RLIMIT_AS, limits.memory_mb * mib, limits.memory_mb * mib),
-        (resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 1),
-        (resource.RLIMIT_FSIZE, limits.file_size_mb * mib, limits.file_size_mb * mib),
-        (resource.RLIMIT_CORE, 0, 0),
+        (resource.RLIMIT_AS, limits.memory_mb * mib, limits.memory_mb * mib, "--seat-memory"),
+        (resource.RLIMIT_CPU, limits.cpu_seconds, limits.cpu_seconds + 1, "--seat-cpu"),
+        (resource.RLIMIT_FSIZE, limits.file_size_mb * mib, limits.file_size_mb * mib, "--seat-file-size"),
+        (resource.RLIMIT_CORE, 0, 0, ""),
     ]
     if count_processes:
-        settings.append((resource.RLIMIT_NPROC, limits.processes, limits.processes))
-    for kind, soft, hard in settings:
-        resource.setrlimit(kind, (soft, hard))
+        settings.append((resource.RLIMIT_NPROC, limits.processes, limits.processes, "--seat-processes"))
+    for kind, soft, hard, option in settings:
+        inherited = resource.getrlimit(kind)[1]
+        if inherited != resource.RLIM_INFINITY:  # never above it: raising a hard limit is refused
+            soft, hard = min(soft, inherited), min(hard, inherited)
+        try:
+            resource.setrlimit(kind, (soft, hard))
+        except (ValueError, OSError) as exc:
+            if not option:
+                raise LimitError(f"the seat's core dump limit could not be set ({exc})") from None
+            raise LimitError(f"the seat's limit {option} could not be set ({exc}): change {option}") from None
 
 
 def drop_capabilities() -> bool:

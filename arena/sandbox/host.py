@@ -13,6 +13,7 @@ lives for the games this process serves: one seat order of a chunk
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import sys
@@ -59,9 +60,31 @@ class Lines:
             self.buffer += chunk
 
 
+#: The protocol's way out: fd 1 as the seat was started, moved by :func:`own_channel`.
+_REPLIES = 1
+
+
 def send(data: bytes) -> None:
     while data:
-        data = data[os.write(1, data) :]
+        data = data[os.write(_REPLIES, data) :]
+
+
+def own_channel() -> int:
+    """Move the protocol off fds 0 and 1, before any strategy code runs, and return the fd its
+    messages come in on.  What the strategy prints (``print``, ``sys.stdout``, a C library's
+    ``printf``) then goes to fd 2, the seat's log (the terminal in ``arena play``), as it does
+    for a ``cmd:`` bot's stderr, and never between two messages; ``input()`` finds an empty
+    stdin instead of arena's next message."""
+    global _REPLIES
+    messages, _REPLIES = os.dup(0), os.dup(1)
+    empty, closed = os.pipe()
+    os.close(closed)
+    os.dup2(empty, 0)
+    os.close(empty)
+    os.dup2(2, 1)
+    # Line by line, so that a debugging line shows when it is printed, between the games' lines.
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]
+    return messages
 
 
 def fault_reply(fault: PlayerFault) -> bytes:
@@ -73,9 +96,9 @@ def fault_reply(fault: PlayerFault) -> bytes:
 class Host:
     """One strategy, served game after game until ``bye`` or the end of stdin."""
 
-    def __init__(self, spec_text: str) -> None:
+    def __init__(self, spec_text: str, messages: int = 0) -> None:
         self.spec_text = spec_text
-        self.lines = Lines(0)
+        self.lines = Lines(messages)
         self.guard: Guard | None = None
         self.reader: wire.ViewReader | None = None
         self.player: Any = None
@@ -201,7 +224,7 @@ class Host:
         return wire.reply("error", reason=f"protocol: unknown message type {kind!r}")
 
     def _decide(self, view: Any) -> bytes:
-        return wire.action_line(self.player[2](view))
+        return wire.action_line(self.player[2](view), view)
 
     def _start(self, message: dict[str, Any]) -> bytes:
         guard = self.guard
@@ -233,6 +256,11 @@ def _seed_generators(seed: int) -> None:
 def main(argv: list[str]) -> None:
     prctl(PR_SET_DUMPABLE, 0)  # before any strategy code: other seats can't read this one
     match.strategy_interrupts_are_faults = True
-    Host(argv[0]).run()
-    sys.stdout.flush()
+    messages = own_channel()
+    try:
+        Host(argv[0], messages).run()
+    finally:
+        for stream in (sys.stdout, sys.stderr):  # what the strategy printed last, to its log
+            with contextlib.suppress(Exception):
+                stream.flush()
     os._exit(0)

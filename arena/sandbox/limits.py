@@ -8,9 +8,13 @@ strategy's code, so they hold for everything it does and everything it starts.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import resource
 from dataclasses import asdict, dataclass, fields
 from typing import Any
+
+MIB = 1024 * 1024
 
 
 class LimitError(ValueError):
@@ -62,3 +66,36 @@ class SeatLimits:
         if unknown:
             raise LimitError(f"seat_limits: unknown limit {unknown[0]!r}")
         return cls(**data)
+
+
+#: Each kernel limit a seat gets: its field, the rlimit, the unit of the field in the rlimit's
+#: units, the option that sets it and the shell's name for the limit a process inherits.
+KERNEL_LIMITS = (
+    ("memory_mb", resource.RLIMIT_AS, MIB, "--seat-memory", "MiB", "ulimit -v"),
+    ("cpu_seconds", resource.RLIMIT_CPU, 1, "--seat-cpu", "s", "ulimit -t"),
+    ("file_size_mb", resource.RLIMIT_FSIZE, MIB, "--seat-file-size", "MiB", "ulimit -f"),
+    ("processes", resource.RLIMIT_NPROC, 1, "--seat-processes", "processes", "ulimit -u"),
+)
+
+
+def in_force(limits: SeatLimits) -> tuple[SeatLimits, tuple[str, ...]]:
+    """The limits a seat started from this process gets, and one line per limit lowered.
+
+    A process can lower its kernel limits but never raise a hard one, so a seat limit above the
+    hard limit arena inherited (a shell's ``ulimit``, a CI runner's, a batch system's) is lowered
+    to it: the seat runs under the inherited limit, which is the stricter one anyway."""
+    changes: dict[str, int] = {}
+    notes: list[str] = []
+    for name, kind, unit, option, word, shell in KERNEL_LIMITS:
+        hard = resource.getrlimit(kind)[1]
+        if hard == resource.RLIM_INFINITY:
+            continue
+        asked = getattr(limits, name)
+        allowed = max(1, hard // unit)
+        if asked > allowed:
+            changes[name] = allowed
+            notes.append(
+                f"{option} {asked:,} is above the hard limit arena inherited ({shell}): "
+                f"isolated seats get {allowed:,} {word}"
+            )
+    return (dataclasses.replace(limits, **changes) if changes else limits), tuple(notes)

@@ -29,7 +29,7 @@ from typing import Any, BinaryIO
 
 from arena.players.timeout import MoveTimeout
 from arena.sandbox import cgroups, confine, syscalls, wire
-from arena.sandbox.limits import SeatLimits
+from arena.sandbox.limits import LimitError, SeatLimits, in_force
 from arena.sandbox.seat_root import RootError, SeatView, enter_seat_root
 
 #: The last this many characters of a seat's stderr are kept, to explain a seat that fails to start.
@@ -59,7 +59,7 @@ class SeatProcess:
         whole file system (read-only where Landlock exists)."""
         self.argv = list(argv)
         self.exposed = None if exposed is None else tuple(exposed)
-        self.limits = limits
+        self.limits = in_force(limits)[0]  # under the hard limits this process inherited
         self._open_log = log  # called on the seat's first stderr output, so silent seats leave no file
         self.log: BinaryIO | None = None
         self.hidden = tuple(hidden)
@@ -429,7 +429,8 @@ def _reaper_and_seat(
         env = seat_environment(scratch, seat.environment, layers)
         os.execve(seat.argv[0], seat.argv, env)
     except BaseException as exc:
-        text = f"could not start {seat.argv[0]}: {type(exc).__name__}: {exc}"
+        why = str(exc) if isinstance(exc, LimitError) else f"{type(exc).__name__}: {exc}"
+        text = f"could not start {seat.argv[0]}: {why}"
         with contextlib.suppress(BaseException):
             os.write(1, wire.reply("error", reason=text[:300]))
     os._exit(127)

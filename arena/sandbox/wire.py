@@ -35,7 +35,8 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from arena.engine import Action, GameResult, Ruleset, TurnEnd, TurnView
-from arena.engine.scoring import Keep, score_table
+from arena.engine.scoring import Keep, score_table, why_not_legal
+from arena.engine.view import bank_not_bool, not_an_action
 
 if TYPE_CHECKING:
     import msgspec
@@ -417,21 +418,26 @@ def turn_end_from(m: dict[str, Any]) -> TurnEnd:
     )
 
 
-def action_line(action: Any) -> bytes:
-    """What a Python strategy returned, as an ``action`` reply (or ``illegal`` if it is not a
-    pair of dice and a bank flag).  Runs the strategy's own code (iterating its objects), so
-    the host calls it inside the timed call."""
+def action_line(action: Any, view: TurnView) -> bytes:
+    """What a Python strategy returned for ``view``, as an ``action`` reply; or ``illegal``, with
+    the reason the game itself gives in arena's processes, where JSON would not carry it as it is
+    (not a pair of dice and a bank flag; dice that are not plain ints 1 to 6; a flag of another
+    type than bool, int, str or None, a numpy bool say).  Everything JSON carries as it is goes
+    to arena's game, which refuses it with its own reason.  Runs the strategy's own code
+    (iterating its objects, their reprs), so the host calls it inside the timed call."""
     try:
         keep, bank = action
-        dice = list(keep)
+        dice = tuple(keep)
     except Exception:
-        return _line(
-            {"type": "illegal", "reason": f"the decision is not an Action(keep, bank): {_short(action)}"}
-        )
-    try:
-        return _line({"type": "action", "keep": dice, "bank": bank})
-    except (TypeError, ValueError, OverflowError) as exc:  # a die too big for JSON, say
-        return _line({"type": "illegal", "reason": f"the decision can't be sent: {exc}"})
+        return _line({"type": "illegal", "reason": not_an_action(action)})
+    if not all(type(d) is int and 1 <= d <= 6 for d in dice):  # the game refuses them first
+        return _line({"type": "illegal", "reason": why_not_legal(dice, view.roll, view.rules)})
+    if not (type(bank) in (bool, str) or bank is None or (type(bank) is int and -(2**63) <= bank < 2**63)):
+        wanted = sorted(dice)
+        if not any(sorted(k.dice) == wanted for k in view.legal_keeps):  # the keep is checked first
+            return _line({"type": "illegal", "reason": why_not_legal(dice, view.roll, view.rules)})
+        return _line({"type": "illegal", "reason": bank_not_bool(bank)})
+    return _line({"type": "action", "keep": list(dice), "bank": bank})
 
 
 def reply(kind: str, **fields: Any) -> bytes:

@@ -8,6 +8,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from arena.distribution import DISTRIBUTION
+from arena.sandbox.limits import in_force
 from arena.tournaments.runner import RunOutcome
 from arena.tournaments.schedule import Schedule, ScheduleShape
 from arena.tournaments.spec import SCHEDULE_ORDER, TournamentSpec
@@ -112,6 +113,8 @@ def run_info(
         "rulesets": spec.identity()["rulesets"],
         "move_timeout": spec.move_timeout,
         "max_rounds": spec.max_rounds,
+        # What isolated seats got: the limits asked for, each at most the hard limit arena inherited.
+        "seat_limits_in_force": None if spec.seat_limits is None else in_force(spec.seat_limits)[0].as_dict(),
     }
 
 
