@@ -9,7 +9,7 @@ of pandas group-bys per chunk).
 from __future__ import annotations
 
 import io
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -254,6 +254,56 @@ class Names:
             round_limit=(chunk["end"] == "round_limit").to_numpy(dtype=bool),
             faults=chunk.loc[fault, ERROR_COLUMNS] if fault.any() else chunk.iloc[:0][ERROR_COLUMNS],
         )
+
+
+    def numbers_block(
+        self, columns: Any, first_game: int, ruleset_names: Sequence[str], player_names: Sequence[str]
+    ) -> GameBlock:
+        """The block of the games first_game.. that ``columns`` holds (the numbers a worker sends
+        with its rows: :class:`arena.tournaments.results.GameColumns`), equal to the block
+        :meth:`block` makes of their rows: the same ids (names numbered in the order they first
+        appear), the win shares the rows' text gives, every status ok.  ``ruleset_names`` and
+        ``player_names``: the names the columns' indices stand for."""
+        winners = columns.winners.astype(np.int64)
+        games = len(winners)
+        seats = len(columns.player) // games if games else 0
+        ruleset = self._ids_of(columns.ruleset, ruleset_names, self._ruleset_ids, self.rulesets)
+        player = self._ids_of(columns.player, player_names, self._player_ids, self.players)
+        # The rows' shares: 1, or 1/k written to six decimals, read back as games.csv is read.
+        shares = np.array([0.0] + [float(f"{1.0 / k:.6f}") for k in range(1, seats + 1)])
+        empty = pd.DataFrame({name: pd.Series(dtype=object) for name in ERROR_COLUMNS})
+        return GameBlock(
+            ruleset=np.repeat(ruleset, seats),
+            game=np.repeat(np.arange(first_game, first_game + games, dtype=np.int64), seats),
+            deal=np.repeat(columns.deal.astype(np.int64), seats),
+            seat=np.tile(np.arange(seats, dtype=np.int64), games),
+            player=player,
+            score=columns.score.astype(np.int64),
+            rank=columns.rank.astype(np.int64),
+            win=np.where(columns.won, np.repeat(shares[winners], seats), 0.0),
+            turns=columns.turns.astype(np.int64),
+            farkles=columns.farkles.astype(np.int64),
+            fault=np.zeros(games * seats, dtype=bool),
+            round_limit=np.repeat(columns.end == 2, seats),
+            faults=empty,
+        )
+
+    @staticmethod
+    def _ids_of(
+        codes: np.ndarray, names_of: Sequence[str], ids: dict[str, int], names: list[str]
+    ) -> np.ndarray:
+        """As :meth:`_ids`, for indices into ``names_of``: ids given in order of appearance."""
+        codes = codes.astype(np.int64)
+        present, first = np.unique(codes, return_index=True)
+        lookup = np.zeros(max(len(names_of), 1), dtype=np.int64)
+        for code in present[np.argsort(first)].tolist():
+            name = names_of[code]
+            found = ids.get(name)
+            if found is None:
+                found = ids[name] = len(names)
+                names.append(name)
+            lookup[code] = found
+        return lookup[codes]
 
 
 _BLOCK_ARRAYS = (

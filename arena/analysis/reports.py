@@ -32,6 +32,7 @@ from arena.analysis.games_csv import (
     CHUNK_ROWS,
     ERROR_COLUMNS,
     GAME_COLUMNS,
+    GameBlock,
     Names,
     ReportError,
     game_blocks,
@@ -40,7 +41,7 @@ from arena.analysis.games_csv import (
 from arena.analysis.gauntlet import GAUNTLET_COLUMNS, GauntletPairs
 from arena.analysis.ratings import Order, finishing_order, plackett_luce_elo
 from arena.analysis.stats import wilson_interval
-from arena.analysis.tally import WIN_UNITS, RunTally
+from arena.analysis.tally import WIN_UNITS, RunTally, game_starts
 from arena.players.text import csv_text
 from arena.safe_files import open_file
 
@@ -101,6 +102,30 @@ class RunStats:
     )
 
 
+class RunTotals:
+    """Everything the reports sum, block by block: the tally, the gauntlet's pairs (``tested``:
+    its tested player, or None) and the faults counted, with the names the ids stand for.
+    Filled from games.csv by :func:`build_reports`, or from the numbers the workers sent with
+    the rows, as a run is played (:meth:`arena.analysis.games_csv.Names.numbers_block`)."""
+
+    def __init__(self, tested: str | None = None) -> None:
+        self.tested = tested
+        self.names = Names()
+        self.tally = RunTally()
+        self.gauntlet = GauntletPairs(tested, self.names) if tested is not None else None
+        self.error_count = 0
+        self.games = 0
+
+    def add(self, block: GameBlock) -> None:
+        """Add whole games (blocks in file order)."""
+        self.tally.add(block)
+        if self.gauntlet is not None:
+            self.gauntlet.add(block)
+        self.error_count += len(block.faults)
+        if len(block):
+            self.games += len(game_starts(block)[0])
+
+
 def build_reports(
     path: Path,
     ruleset_order: list[str] | None = None,
@@ -108,25 +133,28 @@ def build_reports(
     tested: str | None = None,
     errors_path: Path | None = None,
     chunk_rows: int = BLOCK_ROWS,
+    totals: RunTotals | None = None,
 ) -> RunStats:
     """The statistics of the games in ``path``.  ``tested``: the tested player of a gauntlet,
     reported against each opponent from game pairs.  ``errors_path``: write the fault rows there
-    as they are found."""
-    names = Names()
-    tally = RunTally()
-    gauntlet = GauntletPairs(tested, names) if tested is not None else None
-    error_count = 0
-    if errors_path is not None:
+    as they are found.  ``totals``: the games' sums, already made as they were played (every
+    game of ``path``, none with a fault): then games.csv is not read again."""
+    if totals is None or totals.tested != tested:
+        totals = RunTotals(tested)
+        if errors_path is not None:
+            with open_file(errors_path, "w", encoding="utf-8", newline="") as file:
+                pd.DataFrame(columns=ERROR_COLUMNS).to_csv(file, index=False, lineterminator="\n")
+        for block in game_blocks(path, totals.names, chunk_rows):
+            totals.add(block)
+            if len(block.faults) and errors_path is not None:  # streamed: memory doesn't grow with faults
+                with open_file(errors_path, "a", encoding="utf-8", newline="") as file:
+                    neutral(block.faults).to_csv(file, header=False, index=False, lineterminator="\n")
+    elif errors_path is not None:
+        if totals.error_count:
+            raise ValueError("totals with faults can't write errors.csv: read games.csv instead")
         with open_file(errors_path, "w", encoding="utf-8", newline="") as file:
             pd.DataFrame(columns=ERROR_COLUMNS).to_csv(file, index=False, lineterminator="\n")
-    for block in game_blocks(path, names, chunk_rows):
-        tally.add(block)
-        if gauntlet is not None:
-            gauntlet.add(block)
-        error_count += len(block.faults)
-        if len(block.faults) and errors_path is not None:  # streamed: memory doesn't grow with faults
-            with open_file(errors_path, "a", encoding="utf-8", newline="") as file:
-                neutral(block.faults).to_csv(file, header=False, index=False, lineterminator="\n")
+    names, tally, gauntlet, error_count = totals.names, totals.tally, totals.gauntlet, totals.error_count
     order = list(ruleset_order or [])
     order += [r for r in names.rulesets if r not in order]
     rulesets, players = names.rulesets, names.players
@@ -289,12 +317,17 @@ def _pairwise(pairs: pd.DataFrame | None, order: list[str], summary: pd.DataFram
 
 
 def write_reports(
-    folder: Path, ruleset_order: list[str] | None = None, *, tested: str | None = None
+    folder: Path,
+    ruleset_order: list[str] | None = None,
+    *,
+    tested: str | None = None,
+    totals: RunTotals | None = None,
 ) -> RunStats:
     """Write summary.csv, pairwise.csv and errors.csv next to games.csv, and gauntlet.csv for a
-    gauntlet (``tested``: its tested player); return the statistics."""
+    gauntlet (``tested``: its tested player); return the statistics.  ``totals``: as in
+    :func:`build_reports`."""
     stats = build_reports(
-        folder / "games.csv", ruleset_order, tested=tested, errors_path=folder / "errors.csv"
+        folder / "games.csv", ruleset_order, tested=tested, errors_path=folder / "errors.csv", totals=totals
     )
     tables = [("summary.csv", stats.summary), ("pairwise.csv", stats.pairwise)]
     if tested is not None:

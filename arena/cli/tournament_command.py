@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import os
 import shlex
@@ -19,6 +20,7 @@ from click.core import ParameterSource
 
 from arena.api.runs import DEFAULT_PLAYERS, DEFAULT_RULES, default_folder, write_run_files
 from arena.cli.compiled_option import compiled_option, with_compiled
+from arena.cli.live_totals import LiveTotals
 from arena.cli.output import fail, json_text, say, stdout_for_json
 from arena.cli.report_commands import run_json
 from arena.cli.rules_commands import resolve_rules
@@ -54,7 +56,7 @@ from arena.tournaments.schedule import Schedule
 from arena.tournaments.spec import DEFAULT_GAMES, DEFAULT_MOVE_TIMEOUT
 
 if TYPE_CHECKING:
-    from arena.analysis.reports import RunStats
+    from arena.analysis.reports import RunStats, RunTotals
 
 #: The files of a run folder, as ``--json`` lists them (those the run has).
 RUN_FILES: tuple[str, ...] = ("games.csv", "summary.csv", "pairwise.csv", "gauntlet.csv", "errors.csv")
@@ -63,12 +65,15 @@ RUN_FILES += ("errors.log", "run.json", "spec.json", "games.idx")
 GAME_OPTIONS = ("rules", "players", "games", "seed", "format", "seats", "move_timeout")
 
 
-def write_reports(folder: Path, ruleset_order: list[str], *, tested: str | None) -> RunStats:
+def write_reports(
+    folder: Path, ruleset_order: list[str], *, tested: str | None, totals: RunTotals | None = None
+) -> RunStats:
     """:func:`arena.analysis.reports.write_reports`, imported when a run ends: pandas takes about
-    0.2 s to load, only the reports need it, and the processes forked to play go without it."""
+    0.2 s to load, only the reports need it, and the processes forked to play go without it.
+    ``totals``: the sums made as the run was played (:mod:`arena.cli.live_totals`)."""
     from arena.analysis.reports import write_reports as write
 
-    return write(folder, ruleset_order, tested=tested)
+    return write(folder, ruleset_order, tested=tested, totals=totals)
 
 
 def _import_reports() -> None:
@@ -349,6 +354,8 @@ class _Run:
         self.terminated = False  # by SIGTERM, during play (the runner's handler)
         self.secret_seed = False  # the dice come from a seed drawn for this run (isolated players)
         self.groups: list[FaultGroup] = []  # the run's distinct faults, from its journal
+        #: The reports' sums, made as the batches are written (compiled games only).
+        self.live = LiveTotals(spec, self.resumed_from)
 
     @property
     def hint(self) -> str:
@@ -390,7 +397,13 @@ class _Run:
         watch = FaultWatch(fail_fast)
         try:
             self.announce()
-            prefetch = _PrefetchReports(watch)
+            live = self.live
+
+            def each_batch(result: Any) -> None:
+                watch(result)
+                live.add(result)
+
+            prefetch = _PrefetchReports(each_batch)
             self.outcome = run_tournament(
                 self.spec,
                 self.folder,
@@ -503,7 +516,9 @@ class _Run:
                 scheduler=self.scheduler,
                 started=self.started,
                 resumed_from=self.resumed_from,
-                reports=write_reports,
+                reports=functools.partial(
+                    write_reports, totals=self.live.for_reports(self.folder.completed_games)
+                ),
             )
             self.groups = fault_groups(read_journal(path))
         except ReportError as exc:

@@ -282,6 +282,8 @@ def run_duel(
                             rows=_cut(result.rows, ROWS_PER_PAIR * pairs),
                             shares=result.shares[: 2 * pairs],
                             fault_details=tuple(f for f in result.fault_details if f.game < stop),
+                            columns=None,  # of the whole batch: no longer these rows'
+                            digest=None,
                         )
                         kept = replace(kept, faults=len(kept.fault_details))  # one per fault
                     batch.faults += kept.faults

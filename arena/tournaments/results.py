@@ -7,7 +7,9 @@ Python path.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,27 @@ class GameRecord:
 
 
 @dataclass(frozen=True)
+class GameColumns:
+    """The numbers of a batch's rows, as the compiled kernel left them: what the reports sum,
+    so that the main process need not parse the rows it writes (numpy arrays, small integer
+    types: they travel from the worker with the rows).  Per game: ``ruleset`` (index in the
+    spec), ``deal``, ``end`` (1 target, 2 round limit, 3 forfeit) and ``winners``; per game and
+    seat, in row order: ``player`` (index in the spec), ``score``, ``rank``, ``won``, ``turns``
+    and ``farkles``.  Every seat's status is ok (the kernel's games have no faults)."""
+
+    ruleset: Any
+    deal: Any
+    end: Any
+    winners: Any
+    player: Any
+    score: Any
+    rank: Any
+    won: Any
+    turns: Any
+    farkles: Any
+
+
+@dataclass(frozen=True)
 class BatchResult:
     start: int
     stop: int
@@ -44,3 +67,13 @@ class BatchResult:
     #: Per player (spec order): seconds spent deciding and decisions, in the games played in
     #: Python, when the spec asks (time_decisions); empty otherwise.
     decision_times: tuple[tuple[float, int], ...] = ()
+    #: The rows' numbers, where the kernel played every game of the batch; None otherwise.
+    columns: GameColumns | None = None
+    #: The journal's checksum of the rows' UTF-8 bytes (:func:`rows_digest`), made where they
+    #: were played, so the main process need not hash every byte it writes; None: not made.
+    digest: str | None = None
+
+
+def rows_digest(data: bytes | memoryview) -> str:
+    """The checksum games.idx keeps of a batch's bytes: BLAKE2b, 16 bytes, as hex."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()

@@ -169,7 +169,7 @@ def run_tournament(
             ) as results,
         ):
             for result in results:
-                folder.append(result.rows, result.fault_details, result.stop - result.start)
+                folder.append(result.rows, result.fault_details, result.stop - result.start, result.digest)
                 written = result.stop
                 faults += result.faults
                 bar.update(result.stop - result.start)
