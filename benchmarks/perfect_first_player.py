@@ -23,7 +23,7 @@ from arena.engine.game import play
 from arena.perfect import perfect_action, why_not_perfect, win_table
 
 REPO = Path(__file__).resolve().parents[1]
-RULES = ("classic", "standard", "rulesets/house.toml", "rulesets/three-farkles-to-zero.toml")
+RULES = ("classic", "standard", "house", "three-farkles-to-zero")
 
 
 def rules_named(name: str) -> Ruleset:

@@ -19,12 +19,37 @@ def run(*args: str) -> tuple[int, str, str]:
     return result.exit_code, result.stdout, result.stderr
 
 
-def test_rules_list() -> None:
+def test_rules_list_names_the_presets_then_every_variant_with_its_document() -> None:
+    from arena.engine.loading import variant_names
+
     code, out, _ = run("rules", "list")
     assert code == 0
-    assert [line.split()[0] for line in out.splitlines()] == ["standard", "short", "classic"]
+    lines = [line.split() for line in out.splitlines()]
+    assert [line[0] for line in lines] == ["standard", "short", "classic", *variant_names()]
+    assert [line[1] for line in lines] == ["preset"] * 3 + ["variant"] * len(variant_names())
+    assert len(variant_names()) == 10
     code, out, _ = run("rules", "list", "--json")
-    assert [r["name"] for r in json.loads(out)] == ["standard", "short", "classic"]
+    listed = json.loads(out)
+    assert [r["name"] for r in listed] == ["standard", "short", "classic", *variant_names()]
+    documents = [r["document"] for r in listed]
+    assert documents[:3] == ["001 Standard", "000 Kurze Partie (5000)", "002 the general guide"]
+    assert set(documents[3:]) == {"002 the general guide"}
+
+
+@pytest.mark.parametrize("name", ["house", "exact-target", "three-farkles-to-zero", "playoff"])
+def test_a_variant_plays_by_its_name_on_every_command(name: str, tmp_path: Path) -> None:
+    code, out, _ = run("rules", "show", name)
+    assert code == 0 and out.startswith(f"{name}: 002 ")
+    assert run("odds", "--rules", name)[0] == 0
+    assert run("score", "--rules", name, "1", "5")[0] == 0
+    code, out, err = run("play", "--rules", name, "-p", "greedy", "-p", "threshold", "--seed", "3")
+    assert code == 0, err
+    code, out, err = run(
+        "tournament", "--rules", name, "-p", "greedy", "-p", "threshold", "--games", "4",
+        "--out", str(tmp_path / "run"), "--no-progress",
+    )  # fmt: skip
+    assert code == 0, err
+    assert (tmp_path / "run" / "games.csv").read_text().splitlines()[1].startswith(f"{name},")
 
 
 def test_rules_show_every_value() -> None:

@@ -1,8 +1,8 @@
 """The compiled kernel plays exactly the Python engine's games: a differential test.
 
-For every preset and every rulesets/*.toml file, with every built-in that declares a policy, and
-for random rulesets x random declarative policies (hypothesis), ``CompiledGames.play`` must give
-the same games.csv bytes and win shares as ``BatchPlayer.play``.
+For every preset and every variant arena ships (arena/engine/variants/), with every built-in
+that declares a policy, and for random rulesets x random declarative policies (hypothesis),
+``CompiledGames.play`` must give the same games.csv bytes and win shares as ``BatchPlayer.play``.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from arena.compiled import compilable_players, why_not_compiled
 from arena.engine import PRESETS, Action, Ruleset, TurnView
-from arena.engine.loading import load_ruleset
+from arena.engine.loading import VARIANTS_FOLDER, load_ruleset
 from arena.players import load_player_spec
 from arena.players.builtin.common import keeps_within_target
 from arena.players.builtin.tactician import Tactician
@@ -32,7 +32,7 @@ pytest.importorskip("numba")
 from arena.tournaments.compiled_games import CompiledGames
 
 ROOT = Path(__file__).resolve().parent.parent
-RULESET_FILES = sorted((ROOT / "rulesets").glob("*.toml"))
+RULESET_FILES = sorted(VARIANTS_FOLDER.glob("*.toml"))
 BUILTINS = ["threshold", "threshold:bank_at=600,min_dice=2", "greedy", "random", "optimal", "tactician"]
 #: A strategy file without a policy (it plays in Python only).
 NO_POLICY = str(ROOT / "strategies" / "catch_up.py")

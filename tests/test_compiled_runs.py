@@ -52,7 +52,7 @@ def same_files(a: Path, b: Path) -> None:
 FIELD = (
     "-p", "threshold:bank_at=450,min_dice=2", "-p", "greedy", "-p", "random", "-p", "optimal",
     "-p", DECLARATIVE,
-    "--rules", "standard", "--rules", str(ROOT / "rulesets" / "short-evening.toml"),
+    "--rules", "standard", "--rules", "short-evening",
     "--games", "12", "--seed", "11",  # 240 games: 35 batches of 7
 )  # fmt: skip
 

@@ -183,6 +183,7 @@ SHOWN_WHOLE = [
     *sorted(EXAMPLES.glob("*.py")),
     ROOT / "strategies" / "bank_at_500.py",
     ROOT / "strategies" / "declarative.py",
+    ROOT / "arena" / "engine" / "variants" / "house.toml",
 ]
 
 

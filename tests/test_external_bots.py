@@ -37,10 +37,10 @@ RULESETS = (
     "standard",
     "short",
     "classic",
-    "rulesets/exact-target.toml",
-    "rulesets/strict-entry.toml",
-    "rulesets/must-roll-after-hot-dice.toml",
-    "rulesets/playoff.toml",
+    "exact-target",
+    "strict-entry",
+    "must-roll-after-hot-dice",
+    "playoff",
 )
 GAMES = "60"  # per ruleset: 420 games a run
 

@@ -520,7 +520,7 @@ def test_a_retired_turn_leaves_the_rising_bar_where_it_was() -> None:
 
 
 def test_a_seat_retired_in_a_playoff_leaves_it_to_the_others() -> None:
-    rules = load_ruleset(Path(__file__).parents[1] / "rulesets" / "playoff.toml")
+    rules = load_ruleset("playoff")
     checked = 0
     for seed in (244, 326):  # the seeds of 0..399 where greedy's game goes to a playoff
         events: list[object] = []

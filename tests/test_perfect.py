@@ -472,13 +472,13 @@ def test_presets_tables_ship_and_are_found_by_their_rules() -> None:
 
 
 def test_the_penalty_rulesets_tables_ship_too() -> None:
-    # Solving a ruleset with a farkle penalty takes an hour, so those of rulesets/ ship.
+    # Solving a ruleset with a farkle penalty takes an hour, so those of the variants ship.
     from arena.engine import load_ruleset
-    from arena.perfect.ship import SHIPPED_FILES
+    from arena.perfect.ship import SHIPPED_VARIANTS
 
-    assert SHIPPED_FILES
-    for name in SHIPPED_FILES:
-        rules = load_ruleset(REPO / name)
+    assert SHIPPED_VARIANTS
+    for name in SHIPPED_VARIANTS:
+        rules = load_ruleset(name)
         assert rules.has_farkle_penalty()
         found = stored_table(rules)
         assert found is not None and found[1].parent == PACKAGE_TABLES, name

@@ -1,4 +1,5 @@
-"""Every example ruleset in rulesets/ loads, says what it changes, and plays."""
+"""Every variant arena ships (arena/engine/variants/) loads by name, says what it changes, and
+plays; the example of writing your own (rulesets/) loads from its file."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from arena.engine import CLASSIC, RulesetError, load_ruleset
+from arena.engine.loading import VARIANTS_FOLDER, variant_names
 from arena.players import load_player_spec, play_match
 
-FILES = sorted((Path(__file__).resolve().parents[1] / "rulesets").glob("*.toml"))
+ROOT = Path(__file__).resolve().parents[1]
 EXPECTED = {
     "house": {"dice": 6, "three_pairs": True, "three_pairs_value": 1500, "farkle_penalty": 1000},
     "six-dice-straights": {"dice": 6, "straights": True, "three_pairs": True, "entry_threshold": 500},
@@ -24,15 +26,16 @@ EXPECTED = {
 }
 
 
-def test_every_file_is_listed() -> None:
-    assert {f.stem for f in FILES} == set(EXPECTED)
+def test_every_variant_is_listed() -> None:
+    assert set(variant_names()) == set(EXPECTED)
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: p.stem)
-def test_ruleset_file_loads_and_plays(path: Path) -> None:
-    rules = load_ruleset(str(path))
-    assert rules.name == path.stem and rules.description
-    for key, value in EXPECTED[path.stem].items():
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_a_variant_loads_by_name_and_plays(name: str) -> None:
+    rules = load_ruleset(name)
+    assert rules == load_ruleset(str(VARIANTS_FOLDER / f"{name}.toml"))  # the name is the file
+    assert rules.name == name and rules.description.startswith("002 ")
+    for key, value in EXPECTED[name].items():
         assert getattr(rules, key) == value, key
     assert rules != CLASSIC
     players = [load_player_spec("optimal").create(), load_player_spec("tactician").create()]
@@ -58,3 +61,13 @@ def test_toml_refusals_name_the_key(tmp_path: Path, text: str, key: str) -> None
     with pytest.raises(RulesetError) as info:
         load_ruleset(str(path))
     assert info.value.key == key and str(info.value).startswith(f"{key}: ")
+
+
+def test_the_example_of_writing_your_own_is_no_second_copy_of_a_variant() -> None:
+    examples = sorted((ROOT / "rulesets").glob("*.toml"))
+    assert examples
+    variants = {load_ruleset(name).replace(name="x", description="x") for name in variant_names()}
+    for path in examples:
+        rules = load_ruleset(str(path))
+        assert rules.name not in variant_names()
+        assert rules.replace(name="x", description="x") not in variants

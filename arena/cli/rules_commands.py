@@ -6,10 +6,15 @@ import click
 
 from arena.cli.output import echo_json, fail
 from arena.engine import PRESETS, Ruleset, RulesetError, load_ruleset, score_table
+from arena.engine.loading import variant_names
+from arena.engine.presets import rule_document
 from arena.engine.rules import rule_docs
 from arena.engine.scoring import explain, non_scoring_dice
 
-RULES_HELP = "A preset (standard, short, classic) or a TOML file that extends one."
+RULES_HELP = (
+    "A preset (standard, short, classic), a variant (house, exact-target, ...: arena rules list) "
+    "or a TOML file that extends a preset."
+)
 
 
 def resolve_rules(name: str) -> Ruleset:
@@ -28,13 +33,21 @@ def rules_group() -> None:
 @rules_group.command("list")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 def rules_list(as_json: bool) -> None:
-    """List the preset rulesets."""
+    """List the presets (the three rule documents) and the variants of 002 arena ships: each
+    plays by its name, with --rules NAME."""
+    listed = [("preset", rules) for rules in PRESETS.values()]
+    listed += [("variant", load_ruleset(name)) for name in variant_names()]
     if as_json:
-        echo_json([{"name": r.name, "description": r.description} for r in PRESETS.values()])
+        echo_json(
+            [
+                {"name": r.name, "kind": kind, "document": rule_document(r), "description": r.description}
+                for kind, r in listed
+            ]
+        )
         return
-    width = max(len(name) for name in PRESETS)
-    for name, rules in PRESETS.items():
-        click.echo(f"{name:<{width}}  {rules.description}")
+    width = max(len(r.name) for _, r in listed)
+    for kind, rules in listed:
+        click.echo(f"{rules.name:<{width}}  {kind:<7}  {rules.description}")
 
 
 @rules_group.command("show")

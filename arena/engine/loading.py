@@ -1,4 +1,8 @@
-"""Find a ruleset by preset name or load a custom one from a TOML file.
+"""Find a ruleset by name (a preset, or a variant arena ships) or load a custom one from a TOML file.
+
+The variants are the common variants the general guide (002) lists, each a TOML file in
+``arena/engine/variants/`` that extends a preset, shipped inside the package and named by its
+file's stem (``--rules house``, ``--rules exact-target``): :func:`variant_names`.
 
 A custom ruleset file names the preset it extends and changes some of its fields::
 
@@ -24,21 +28,34 @@ from arena.engine.presets import PRESETS
 from arena.engine.rules import Ruleset, RulesetError, rule_types
 
 EXTENDS_KEY = "extends"
+#: The variants' files, shipped with the package (pyproject's package-data).
+VARIANTS_FOLDER = Path(__file__).resolve().parent / "variants"
+
+
+def variant_names() -> tuple[str, ...]:
+    """The names of the variants arena ships, sorted."""
+    return tuple(sorted(path.stem for path in VARIANTS_FOLDER.glob("*.toml")))
 
 
 def load_ruleset(name_or_path: str | Path | Ruleset) -> Ruleset:
-    """A preset by name (``standard``, ``short``, ``classic``) or a ruleset from a TOML file."""
+    """A preset by name (``standard``, ``short``, ``classic``), a shipped variant by name
+    (:func:`variant_names`) or a ruleset from a TOML file."""
     if isinstance(name_or_path, Ruleset):
         return name_or_path
     text = str(name_or_path)
     if text in PRESETS:
         return PRESETS[text]
+    variants = variant_names()
+    if text in variants:
+        return load_ruleset_file(VARIANTS_FOLDER / f"{text}.toml")
     path = Path(text)
     if path.suffix.lower() != ".toml" and not path.exists():
-        known = ", ".join(PRESETS)
-        close = difflib.get_close_matches(text, list(PRESETS), n=1)
+        close = difflib.get_close_matches(text, [*PRESETS, *variants], n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
-        raise RulesetError(text, f"unknown ruleset{hint}: use one of {known} or a .toml file")
+        raise RulesetError(
+            text, f"unknown ruleset{hint}: use a preset ({', '.join(PRESETS)}), a variant "
+            "(`arena rules list` lists them) or a .toml file"
+        )
     return load_ruleset_file(path)
 
 

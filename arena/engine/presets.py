@@ -56,3 +56,19 @@ CLASSIC = Ruleset(
 )
 
 PRESETS: dict[str, Ruleset] = {r.name: r for r in (STANDARD, SHORT, CLASSIC)}
+
+
+#: The three rule documents, by the number each ruleset's description starts with.
+RULE_DOCUMENTS: dict[str, str] = {
+    "000": "Kurze Partie (5000)",
+    "001": "Standard",
+    "002": "the general guide",
+}
+
+
+def rule_document(rules: Ruleset) -> str | None:
+    """The rule document a ruleset comes from, as "001 Standard": the number its description
+    starts with (every preset's and variant's does); None for one that names none."""
+    number = rules.description.split(" ", 1)[0]
+    title = RULE_DOCUMENTS.get(number)
+    return None if title is None else f"{number} {title}"

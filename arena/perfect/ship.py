@@ -1,10 +1,10 @@
-"""Solve the presets ``perfect`` plays, and the ruleset files it ships tables for, and write the
+"""Solve the presets ``perfect`` plays, and the variants it ships tables for, and write the
 tables that ship with arena.
 
     python -m arena.perfect.ship
 
-The files in :data:`SHIPPED_FILES` have a farkle penalty: solving one takes about an hour, so their
-tables ship too; every other ruleset file solves in minutes on first use.
+The variants in :data:`SHIPPED_VARIANTS` have a farkle penalty: solving one takes about an hour,
+so their tables ship too; every other ruleset solves in minutes on first use.
 
 Run it after a change to the rules of a preset or to the solver's model (``MODEL_VERSION``):
 the tables are found by a key of the rules and the model, so a stale table is never used, and
@@ -14,21 +14,18 @@ are removed.
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from arena.engine.loading import load_ruleset_file
+from arena.engine.loading import load_ruleset
 from arena.engine.presets import PRESETS
 from arena.perfect.positions import why_not_perfect
 from arena.perfect.store import PACKAGE_TABLES, solve_with_bar, table_file
 
-REPO = Path(__file__).resolve().parents[2]
-#: Ruleset files (of the repository) whose tables ship with arena.
-SHIPPED_FILES = ("rulesets/house.toml", "rulesets/three-farkles-to-zero.toml")
+#: The variants (arena/engine/variants/) whose tables ship with arena.
+SHIPPED_VARIANTS = ("house", "three-farkles-to-zero")
 
 
 def main() -> None:
     kept = set()
-    shipped = [*PRESETS.values(), *(load_ruleset_file(REPO / name) for name in SHIPPED_FILES)]
+    shipped = [*PRESETS.values(), *(load_ruleset(name) for name in SHIPPED_VARIANTS)]
     for rules in shipped:
         if why_not_perfect(rules, 2):
             print(f"{rules.name}: not solved: perfect {why_not_perfect(rules, 2)}")
