@@ -1,4 +1,5 @@
-"""``arena strategies list``: every strategy that can play, with the parameters its spec may set."""
+"""``arena strategies list``: every strategy that can play, with the parameters its spec may set;
+``arena strategies new``: a starting point to write one."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ PARAMETERS_NOTE = (
 
 @click.group("strategies")
 def strategies_group() -> None:
-    """List the strategies that can play."""
+    """List the strategies that can play, or start a new one."""
 
 
 @strategies_group.command("list")
@@ -62,3 +63,51 @@ def strategies_list(paths: tuple[Path, ...], as_json: bool) -> None:
         if a.parameters:
             say(f"{'':<{width}}  {'':<8}  parameters: " + ", ".join(p.shown() for p in a.parameters))
     say(f"\n{PARAMETERS_NOTE}")
+
+
+#: What ``arena strategies new`` writes for each language: the template in
+#: arena/players/templates/ and how to play the new file.
+TEMPLATES = {
+    "python": ("template.py", "arena play -p {file} -p greedy --seed 1"),
+    "python-cmd": ("greedy_bot.py", "arena play -p 'cmd:python3 {file}' -p greedy --seed 1"),
+    "node": ("greedy_bot.js", "arena play -p 'cmd:node {file}' -p greedy --seed 1"),
+    "c": ("threshold_bot.c", "cc -O2 -o {stem} {file} && arena play -p 'cmd:./{stem}' -p greedy --seed 1"),
+}
+TEMPLATE_FOLDER = Path(__file__).resolve().parent.parent / "players" / "templates"
+
+
+@strategies_group.command("new")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option(
+    "--lang",
+    type=click.Choice(sorted(TEMPLATES)),
+    default="python",
+    show_default=True,
+    help="python: a strategy class with parameters, every field of the view explained; python-cmd, "
+    "node or c: a cmd: bot speaking the seat protocol (docs/protocol.md).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON (the file, its language, how to play it).")
+def strategies_new(file: Path, lang: str, as_json: bool) -> None:
+    """Write a commented starting point to FILE that runs as written (FILE must not exist)."""
+    name, play = TEMPLATES[lang]
+    text = (TEMPLATE_FOLDER / name).read_text(encoding="utf-8")
+    if lang == "python":  # named after its file, so that results show which bot played
+        text = text.replace('    name = "template"\n', f'    name = "{_strategy_name(file)}"\n', 1)
+    try:
+        with open(file, "x", encoding="utf-8") as out:  # "x": never over an existing file
+            out.write(text)
+    except FileExistsError:
+        fail(f"{file} exists: give a new file's name (nothing is overwritten)")
+    except OSError as exc:
+        fail(f"cannot write {file}: {exc.strerror or exc}")
+    command = play.format(file=file, stem=file.with_suffix(""))
+    if as_json:
+        say(json_text({"file": str(file), "lang": lang, "play": command}))
+        return
+    say(f"wrote {file} ({lang}); try it:\n  {command}")
+
+
+def _strategy_name(file: Path) -> str:
+    """A name for the new strategy from its file's name: letters, digits, - and _ only."""
+    name = "".join(c if c.isalnum() or c in "-_" else "-" for c in file.stem).strip("-_")
+    return name or "my-strategy"
