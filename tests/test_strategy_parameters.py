@@ -171,4 +171,4 @@ def test_the_distribution_name_is_in_pyproject_and_in_every_install_hint() -> No
     ]
     assert offenders == []
     code, out, _ = run("--version")
-    assert code == 0 and out.endswith(f", version {version(DISTRIBUTION)}\n")
+    assert code == 0 and out == f"arena ({DISTRIBUTION}) {version(DISTRIBUTION)}\n"

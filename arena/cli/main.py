@@ -19,7 +19,7 @@ from arena.distribution import DISTRIBUTION
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name=DISTRIBUTION)
+@click.version_option(package_name=DISTRIBUTION, message="arena (%(package)s) %(version)s")
 def cli() -> None:
     """Write bots for the dice game 10,000 and pit them against each other."""
     click.get_current_context().call_on_close(_release_folders)
