@@ -30,6 +30,7 @@ from click.testing import CliRunner, Result
 
 from arena.cli.main import cli
 from arena.engine import PRESETS, SHORT, STANDARD, Action, Game, Ruleset, load_ruleset
+from arena.engine.loading import variant_names
 from arena.players.timeout import MoveTimeout
 from arena.sandbox import SeatLimits, load_player, wire
 from arena.sandbox.cgroups import seat_groups
@@ -578,9 +579,7 @@ def test_a_strategy_file_is_never_imported_in_arenas_processes(tmp_path: Path) -
 
 
 # ------------------------------------------------------------------------------ the wire
-RULESETS = sorted(PRESETS) + sorted(
-    str(p) for p in (Path(__file__).parent.parent / "rulesets").glob("*.toml")
-)
+RULESETS = sorted(PRESETS) + list(variant_names())  # every preset and every variant arena ships
 
 
 @pytest.mark.parametrize("preset", RULESETS)
