@@ -67,6 +67,7 @@ def tournament(folder: Path, *args: str, preexec=None, seed: str = "5") -> subpr
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])
 def test_a_strategy_that_prints_plays_the_same_games_isolated(tmp_path: Path, workers: int) -> None:
     bot = tmp_path / "printer.py"
@@ -221,7 +222,7 @@ FAULTY = {
         def decide(self, view):
             if view.turn == 2:
                 import time
-                time.sleep(3)
+                time.sleep(2)
             return super().decide(view)
     """,
 }
@@ -265,6 +266,7 @@ def _statuses(folder: Path) -> list[tuple[str, ...]]:
         ]
 
 
+@pytest.mark.slow
 def test_every_fault_class_gives_the_same_statuses_and_reasons_on_both_paths(tmp_path: Path) -> None:
     players = [str(_faulty_file(tmp_path, name, body)) for name, body in FAULTY.items()]
     args = ["--format", "gauntlet", "-p", "greedy"]
