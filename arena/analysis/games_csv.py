@@ -221,20 +221,11 @@ class Names:
     def player_id(self, name: str) -> int | None:
         return self._player_ids.get(name)
 
-    @staticmethod
-    def _ids(column: pd.Series, ids: dict[str, int], names: list[str]) -> np.ndarray:
+    @classmethod
+    def _ids(cls, column: pd.Series, ids: dict[str, int], names: list[str]) -> np.ndarray:
         """The ids of a categorical column: one dict lookup per distinct name."""
-        codes = column.cat.codes.to_numpy()
-        categories = column.cat.categories
-        lookup = np.zeros(len(categories), dtype=np.int64)
-        for code in pd.unique(codes).tolist():  # in order of appearance: the rulesets' order
-            name = str(categories[code])
-            found = ids.get(name)
-            if found is None:
-                found = ids[name] = len(names)
-                names.append(name)
-            lookup[code] = found
-        return lookup[codes]
+        categories = [str(c) for c in column.cat.categories]
+        return cls._ids_of(column.cat.codes.to_numpy(), categories, ids, names)
 
     def block(self, chunk: pd.DataFrame) -> GameBlock:
         """A chunk read with :data:`BLOCK_COLUMNS` as arrays."""
@@ -292,7 +283,8 @@ class Names:
     def _ids_of(
         codes: np.ndarray, names_of: Sequence[str], ids: dict[str, int], names: list[str]
     ) -> np.ndarray:
-        """As :meth:`_ids`, for indices into ``names_of``: ids given in order of appearance."""
+        """The ids of ``codes``, indices into ``names_of``: one dict lookup per distinct name, new
+        names numbered in the order they first appear (the rulesets' order)."""
         codes = codes.astype(np.int64)
         present, first = np.unique(codes, return_index=True)
         lookup = np.zeros(max(len(names_of), 1), dtype=np.int64)

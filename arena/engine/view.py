@@ -17,7 +17,8 @@ class IllegalAction(ValueError):
     """A decision the rules do not allow; the message says what was wrong."""
 
 
-def _short_repr(value: object) -> str:
+def short_repr(value: object) -> str:
+    """``repr(value)``, cut at 100 characters: an object a strategy chose, in a one-line reason."""
     text = repr(value)
     return text if len(text) <= 100 else text[:99] + "…"
 
@@ -25,13 +26,13 @@ def _short_repr(value: object) -> str:
 def not_an_action(action: object) -> str:
     """Why a decision that is not a pair (keep, bank) is refused: the one wording of every path
     (in arena's processes and in a seat's), its object's repr cut at 100 characters."""
-    return f"a decision must be Action(keep, bank), got {_short_repr(action)}"
+    return f"a decision must be Action(keep, bank), got {short_repr(action)}"
 
 
 def bank_not_bool(bank: object) -> str:
     """Why a decision whose ``bank`` is neither True nor False is refused (1 and 0 included: a
     decision says what it means)."""
-    return f"bank must be True or False, got {_short_repr(bank)}"
+    return f"bank must be True or False, got {short_repr(bank)}"
 
 
 class Action(NamedTuple):

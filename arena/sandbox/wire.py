@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.engine import Action, GameResult, Ruleset, TurnEnd, TurnView
 from arena.engine.scoring import Keep, score_table, why_not_legal
-from arena.engine.view import bank_not_bool, not_an_action
+from arena.engine.view import bank_not_bool, not_an_action, short_repr
 
 if TYPE_CHECKING:
     import msgspec
@@ -57,18 +57,13 @@ class ProtocolError(ValueError):
     """A message that breaks the protocol; the text says how, in one line."""
 
 
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 100 else text[:99] + "…"
-
-
 @cache
 def _msgspec() -> tuple[msgspec.json.Encoder, msgspec.json.Decoder]:
     """The JSON encoder and decoder, made on first use: the CLI imports this module for every
     command, and only seat processes and their parents speak the protocol."""
     import msgspec
 
-    return msgspec.json.Encoder(enc_hook=_short), msgspec.json.Decoder()  # enc_hook: repr of the rest
+    return msgspec.json.Encoder(enc_hook=short_repr), msgspec.json.Decoder()  # enc_hook: repr of the rest
 
 
 @cache

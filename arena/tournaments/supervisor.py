@@ -132,7 +132,7 @@ class ChunkPool:
         self.templates: list[_Template] = []
         warm_solvers(spec)
         for rules in spec.rulesets:
-            score_table(rules)  # built once here (30 ms each), not in every template (a tuning block's)
+            score_table(rules)  # built once here (30 ms each): the templates and chunks inherit them
         # Made here, before the fork: reading the players' policies makes each player once.  Each
         # template loads the machine code after the fork, while this process goes on (it is half
         # a second of numba's start-up: not on the path to the first game's result twice).
@@ -337,8 +337,6 @@ class _Supervisor:
                 self.broken = f"the compiled kernel could not be loaded ({' '.join(str(exc).split())})"
         self.player = BatchPlayer(spec, place=place, kernel=kernel)
         self._variant: tuple[Variant, CompiledGames] | None = None  # the last variant's kernel
-        for rules in spec.rulesets:
-            score_table(rules)  # a copy of the main process's (or built here): not once per chunk
         self._buffer = mmap.mmap(-1, 8 * BOARD_SLOTS)  # shared with the chunk processes
         self.board = memoryview(self._buffer).cast("q")
         gc.freeze()  # chunk processes don't copy the template's objects just to scan them
