@@ -162,6 +162,23 @@ def open_fd(path: Path, flags: int, mode: int = 0o666) -> int:
     return fd
 
 
+def _owning_open(
+    path: Path,
+    mode: str,
+    opener: Any,
+    buffering: int,
+    encoding: str | None,
+    newline: str | None,
+) -> IO[Any]:
+    """``open(path, mode)`` with the descriptor from ``opener``: the file object owns it from
+    the moment ``opener`` returns, so the descriptor is closed exactly once however an exception
+    (a Ctrl-C) lands.  Opening a descriptor with ``open(fd)`` and closing it in an ``except``
+    closed it twice when Ctrl-C came just after ``open(fd)`` returned: the dropped file object
+    closed it, then the ``except``; the second close failed with "Bad file descriptor" in place of
+    the Ctrl-C, or closed a file another thread had opened meanwhile under that number."""
+    return open(path, mode, buffering=buffering, encoding=encoding, newline=newline, opener=opener)
+
+
 # The modes arena writes with, so that a caller gets a binary or a text file's type.
 _BinaryWriteMode = Literal["wb", "ab", "xb", "r+b", "rb+"]
 _TextWriteMode = Literal["w", "a", "x", "r+"]
@@ -194,17 +211,18 @@ def open_file(
     base = mode.replace("b", "")
     if base not in _FLAGS:
         raise ValueError(f"open_file writes; mode {mode!r} is not one of w, a, x, r+")
-    fd = open_fd(path, _FLAGS[base])
-    try:
+
+    def opener(name: str, flags: int) -> int:
+        fd = open_fd(path, _FLAGS[base])
         if base == "w":
-            os.ftruncate(fd, 0)
-        opened = "r+" if base == "r+" else ("a" if base == "a" else "w")
-        return open(
-            fd, opened + ("b" if binary else ""), buffering=buffering, encoding=encoding, newline=newline
-        )
-    except BaseException:
-        os.close(fd)
-        raise
+            try:
+                os.ftruncate(fd, 0)
+            except BaseException:
+                os.close(fd)
+                raise
+        return fd
+
+    return _owning_open(path, base + ("b" if binary else ""), opener, buffering, encoding, newline)
 
 
 @overload
@@ -231,13 +249,13 @@ def open_read(
     found = os.stat(path).st_mode  # a look first, so a device is not even opened
     if not stat.S_ISREG(found):
         raise NotRegular(path, found)
-    fd = os.open(path, os.O_RDONLY | _SAFE)
-    _checked(fd, path)
-    try:
-        return open(fd, mode, encoding=encoding, newline=newline)
-    except BaseException:
-        os.close(fd)
-        raise
+
+    def opener(name: str, flags: int) -> int:
+        fd = os.open(path, os.O_RDONLY | _SAFE)
+        _checked(fd, path)
+        return fd
+
+    return _owning_open(path, mode, opener, -1, encoding, newline)
 
 
 def read_bytes(path: Path, limit: int = SMALL_FILE_LIMIT) -> bytes:

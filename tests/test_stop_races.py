@@ -1,0 +1,55 @@
+"""A Ctrl-C or SIGTERM that lands at any moment after the games, while a run's reports are
+written: the command exits 130 (143) with the line of an interrupted run and the command that
+continues, and every file it leaves is whole (old or new, never half-written).
+
+A Ctrl-C is raised at whichever bytecode runs when it arrives, so these tests put it at the
+moments that used to go wrong: just after a file object is made from a descriptor (which closed
+the descriptor twice: "Bad file descriptor" and exit 1), in the middle of writing a report, and
+between the games and the reports."""
+
+from __future__ import annotations
+
+import builtins
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena import safe_files
+from arena.safe_files import open_file, open_read
+
+
+def _interrupted_open(other: Path) -> Any:
+    """``open`` as it is when Ctrl-C lands just after it returns: the file is made, then dropped
+    by the KeyboardInterrupt (which closes its descriptor), and meanwhile another file (another
+    thread's) is opened under the number just freed."""
+    others: list[Any] = []
+
+    def interrupted(*args: Any, **kwargs: Any) -> Any:
+        with builtins.open(*args, **kwargs):
+            pass  # made, then dropped: its descriptor is closed
+        others.append(builtins.open(other, "wb"))  # noqa: SIM115 (kept open: it is the victim)
+        raise KeyboardInterrupt
+
+    interrupted.others = others  # type: ignore[attr-defined]
+    return interrupted
+
+
+@pytest.mark.parametrize("mode", ["w", "wb", "a", "x", "r+b", "rb", "r"])
+def test_a_ctrl_c_as_a_file_opens_is_a_ctrl_c_and_closes_nothing_else(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, mode: str
+) -> None:
+    path = tmp_path / "summary.csv"
+    if mode != "x":
+        path.write_bytes(b"old\n")
+    interrupted = _interrupted_open(tmp_path / "other")
+    monkeypatch.setattr(safe_files, "open", interrupted, raising=False)
+    with pytest.raises(KeyboardInterrupt):  # not OSError: Bad file descriptor
+        if mode in ("r", "rb"):
+            open_read(path, mode)
+        else:
+            open_file(path, mode)
+    (other,) = interrupted.others  # opened under the freed number (the lowest free one)
+    other.write(b"still mine")  # still open: its number was not closed a second time
+    other.close()
+    assert (tmp_path / "other").read_bytes() == b"still mine"
