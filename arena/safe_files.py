@@ -31,11 +31,14 @@ everything in it may not.  This module imports nothing from arena, so every room
 from __future__ import annotations
 
 import collections
+import contextlib
 import errno
 import io
 import json
 import os
+import secrets
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, BinaryIO, Literal, overload
 
@@ -307,13 +310,79 @@ def read_json_object(path: Path) -> dict[str, Any]:
     return data
 
 
+@contextlib.contextmanager
+def replacing(
+    path: Path,
+    mode: Literal["w", "wb"] = "wb",
+    *,
+    encoding: str | None = None,
+    newline: str | None = None,
+    sync: bool = False,
+) -> Iterator[IO[Any]]:
+    """A new file that takes ``path``'s place, whole, when the block ends (fsynced first if
+    ``sync``).  If the block raises (Ctrl-C, SIGTERM, a full disk), ``path`` is left as it was
+    and the new file is removed: a report is never left half-written, so a stop at any moment
+    leaves every file either as it was or as it is meant to be.
+
+    The file is written under a hidden name beside ``path`` (opened as :func:`open_file`
+    opens) and renamed over it: a rename replaces a name, so a link planted at ``path`` since
+    the check below is replaced, never written through.  ``path`` is refused as
+    :func:`open_file` refuses it (a link, a FIFO, device or socket, a file with another name)."""
+    _refuse_in_place(path)
+    temp = path.with_name(f".{path.name[:64]}.{os.getpid()}-{secrets.token_hex(3)}.partial")
+    try:
+        with open_file(temp, "xb" if mode == "wb" else "x", encoding=encoding, newline=newline) as file:
+            yield file
+            if sync:
+                file.flush()
+                os.fsync(file.fileno())
+        _rename_in_folder(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):  # gone already if the rename was made
+            _unlink_in_folder(temp)
+        raise
+
+
+def _refuse_in_place(path: Path) -> None:
+    """Raise what :func:`open_fd` raises for writing ``path``, without opening it."""
+    parent = _open_parent(path)
+    try:
+        info = os.stat(path.name, dir_fd=parent, follow_symlinks=False)
+    except FileNotFoundError:
+        return
+    finally:
+        os.close(parent)
+    if stat.S_ISLNK(info.st_mode):
+        raise LinkRefused(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise NotRegular(path, info.st_mode)
+    if info.st_nlink > 1:
+        raise LinkRefused(path, "it has another name (a hard link), and arena never writes through one")
+
+
+def _rename_in_folder(source: Path, target: Path) -> None:
+    """Rename ``source`` to ``target`` (in the same folder), through a descriptor of a folder
+    that is not a link."""
+    parent = _open_parent(target)
+    try:
+        os.replace(source.name, target.name, src_dir_fd=parent, dst_dir_fd=parent)
+    finally:
+        os.close(parent)
+
+
+def _unlink_in_folder(path: Path) -> None:
+    parent = _open_parent(path)
+    try:
+        os.unlink(path.name, dir_fd=parent)
+    finally:
+        os.close(parent)
+
+
 def write_bytes(path: Path, data: bytes, *, sync: bool = False) -> None:
-    """Replace ``path``'s bytes with ``data`` (fsynced if ``sync``), following no link."""
-    with open_file(path, "wb") as file:
+    """Replace ``path``'s bytes with ``data`` (fsynced if ``sync``), following no link, whole or
+    not at all (:func:`replacing`)."""
+    with replacing(path, "wb", sync=sync) as file:
         file.write(data)
-        if sync:
-            file.flush()
-            os.fsync(file.fileno())
 
 
 def write_text(path: Path, text: str) -> None:

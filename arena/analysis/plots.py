@@ -25,7 +25,7 @@ import pandas as pd
 from arena.analysis.reports import RunStats
 from arena.analysis.sample_games import SampleGame, sample_games
 from arena.distribution import install_hint
-from arena.safe_files import open_file
+from arena.safe_files import replacing
 
 #: Inches per character of a tick label at the default 10 pt font (DejaVu Sans averages about
 #: 0.6 em): how wide a margin the names need.
@@ -270,7 +270,7 @@ def games_figure(plt: Any, ruleset: str, games: list[SampleGame]) -> Any:
 
 
 def _save(plt: Any, fig: Any, path: Path) -> Path:
-    with open_file(path, "wb") as file:
+    with replacing(path, "wb") as file:  # whole or not at all, whenever a Ctrl-C lands
         fig.savefig(file, format="png", dpi=100, metadata={"Software": None})
     plt.close(fig)
     return path

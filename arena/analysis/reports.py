@@ -22,8 +22,11 @@ gauntlet.csv (gauntlet runs): the tested player against each opponent; see gaunt
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import IO
 
 import pandas as pd
 
@@ -43,7 +46,7 @@ from arena.analysis.ratings import Order, finishing_order, plackett_luce_elo
 from arena.analysis.stats import wilson_interval
 from arena.analysis.tally import WIN_UNITS, RunTally, game_starts
 from arena.players.text import csv_text
-from arena.safe_files import open_file
+from arena.safe_files import replacing
 
 __all__ = [  # the reading side lives in games_csv.py; these names stay importable from here
     "CHUNK_ROWS",
@@ -141,19 +144,18 @@ def build_reports(
     game of ``path``, none with a fault): then games.csv is not read again."""
     if totals is None or totals.tested != tested:
         totals = RunTotals(tested)
-        if errors_path is not None:
-            with open_file(errors_path, "w", encoding="utf-8", newline="") as file:
-                pd.DataFrame(columns=ERROR_COLUMNS).to_csv(file, index=False, lineterminator="\n")
-        for block in game_blocks(path, totals.names, chunk_rows):
-            totals.add(block)
-            if len(block.faults) and errors_path is not None:  # streamed: memory doesn't grow with faults
-                with open_file(errors_path, "a", encoding="utf-8", newline="") as file:
-                    neutral(block.faults).to_csv(file, header=False, index=False, lineterminator="\n")
+        # errors.csv takes its place whole once every block is read (a Ctrl-C meanwhile leaves
+        # the one there was): streamed, so memory doesn't grow with faults.
+        with _errors_file(errors_path) as errors:
+            for block in game_blocks(path, totals.names, chunk_rows):
+                totals.add(block)
+                if len(block.faults) and errors is not None:
+                    neutral(block.faults).to_csv(errors, header=False, index=False, lineterminator="\n")
     elif errors_path is not None:
         if totals.error_count:
             raise ValueError("totals with faults can't write errors.csv: read games.csv instead")
-        with open_file(errors_path, "w", encoding="utf-8", newline="") as file:
-            pd.DataFrame(columns=ERROR_COLUMNS).to_csv(file, index=False, lineterminator="\n")
+        with _errors_file(errors_path):
+            pass
     names, tally, gauntlet, error_count = totals.names, totals.tally, totals.gauntlet, totals.error_count
     order = list(ruleset_order or [])
     order += [r for r in names.rulesets if r not in order]
@@ -333,9 +335,22 @@ def write_reports(
     if tested is not None:
         tables.append(("gauntlet.csv", stats.gauntlet))
     for name, table in tables:
-        with open_file(folder / name, "w", encoding="utf-8", newline="") as file:
+        # Each file whole or not at all (safe_files.replacing): a Ctrl-C here leaves no half table.
+        with replacing(folder / name, "w", encoding="utf-8", newline="") as file:
             neutral(table).to_csv(file, index=False, lineterminator="\n", float_format="%.6f")
     return stats
+
+
+@contextlib.contextmanager
+def _errors_file(path: Path | None) -> Iterator[IO[str] | None]:
+    """errors.csv with its header, to take ``path``'s place when the block ends; None (nothing
+    written) if ``path`` is."""
+    if path is None:
+        yield None
+        return
+    with replacing(path, "w", encoding="utf-8", newline="") as file:
+        pd.DataFrame(columns=ERROR_COLUMNS).to_csv(file, index=False, lineterminator="\n")
+        yield file
 
 
 #: Columns whose text an entry (or a folder someone handed over) chooses: names and reasons.

@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, Any, NoReturn, TextIO
 
 import click
 from click.core import ParameterSource
@@ -245,6 +245,7 @@ def tournament_command(
         if ctx.get_parameter_source("format_" if name == "format" else name) != ParameterSource.DEFAULT
     }
     with stdout_for_json() if as_json else contextlib.nullcontext() as json_out, stop_signals() as stop:
+        run: _Run | None = None
         try:
             spec, schedule, folder = _open_run(
                 rules,
@@ -261,13 +262,15 @@ def tournament_command(
                 seating,
                 compiled,
             )
-        except KeyboardInterrupt:
-            say("interrupted before any game was played", err=True)
-            raise SystemExit(stop.exit_status) from None
-        run = _Run(spec, schedule, folder, stop, backend, scheduler, workers, json_out)
-        run.secret_seed = resume is None and "seed" not in given and any(p.isolated for p in spec.players)
-        run.play(batch_size, progress, fail_fast, resume is not None)
-        run.finish()
+            run = _Run(spec, schedule, folder, stop, backend, scheduler, workers, json_out)
+            run.secret_seed = resume is None and "seed" not in given and any(p.isolated for p in spec.players)
+            run.play(batch_size, progress, fail_fast, resume is not None)
+            run.finish()
+        except KeyboardInterrupt:  # between the steps above (each handles its own): stop the same way
+            if run is None:
+                say("interrupted before any game was played", err=True)
+                raise SystemExit(stop.exit_status) from None
+            run.stopped()
 
 
 def _open_run(
@@ -472,6 +475,8 @@ class _Run:
                     say(block, err=True)
         except KeyboardInterrupt:
             self.interrupted = True
+        # A Ctrl-C Python lost in a destructor during the reports (see interrupts.py) stops too.
+        self.interrupted = self.interrupted or self.stop.stopped
         if self.fault is not None:
             for line in full_traceback(self.fault):
                 say(line, err=True)
@@ -484,9 +489,13 @@ class _Run:
         if outcome.error is not None:
             fail(f"{outcome.error}; {self.hint}", 1)
         if self.interrupted:
-            terminated = self.terminated or self.stop.terminated
-            say(f"{'terminated' if terminated else 'interrupted'}: {self.hint}", err=True)
-            raise SystemExit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
+            self.stopped()
+
+    def stopped(self) -> NoReturn:
+        """Say that Ctrl-C or SIGTERM stopped the run and how to go on; exit 130 or 143."""
+        terminated = self.terminated or self.stop.terminated
+        say(f"{'terminated' if terminated else 'interrupted'}: {self.hint}", err=True)
+        raise SystemExit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
 
     def _json(self, stats: RunStats, outcome: RunOutcome) -> dict[str, Any]:
         """``--json``: the run's tables as ``arena report --json`` has them, the timing, and the path

@@ -9,6 +9,14 @@ get SIGTERM's default back, so the worker pool's terminate() ends them quietly.
 SIGXFSZ is ignored, so a write past a file-size limit (``ulimit -f``) fails with an OSError
 (EFBIG) that arena reports in one line, instead of killing the process.
 
+A stop is also *noted* in a :class:`StopState`, shared by every :func:`stop_signals` block of
+the command, so it is honoured even where Python loses the exception: a signal whose handler
+runs inside a destructor or a generator being closed has its KeyboardInterrupt printed as
+"Exception ignored in ..." and dropped, and the command would go on as if no Ctrl-C had come
+(a run finished and exited 0 with a traceback on stderr).  While a block runs, such a dropped
+stop is not printed, and the commands look at :attr:`StopState.stopped` at their checkpoints
+(after each batch, after the reports).
+
 :func:`signals_held` holds Ctrl-C and SIGTERM off for a block that must not be cut in the
 middle: a batch and its journal line, or the first import of numpy, numba or pandas (an import
 of numpy stopped halfway leaves it broken for the rest of the process: "cannot load module
@@ -20,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -35,34 +44,61 @@ class Terminated(KeyboardInterrupt):
 @dataclass
 class StopState:
     terminated: bool = False  # SIGTERM, not Ctrl-C
+    #: The first stop signal noted in the block (0: none yet).
+    signum: int = 0
+
+    @property
+    def stopped(self) -> bool:
+        """True once Ctrl-C or SIGTERM came, even if its exception was lost (see the module)."""
+        return self.signum != 0
 
     @property
     def exit_status(self) -> int:
         return EXIT_TERMINATED if self.terminated else EXIT_INTERRUPTED
 
 
-def _on_term(state: StopState) -> signal.Handlers | object:
+def _on_stop(state: StopState) -> signal.Handlers | object:
     def handler(signum: int, frame: object) -> None:
-        state.terminated = True
-        raise Terminated
+        if not state.signum:
+            state.signum = signum
+        if signum == signal.SIGTERM:
+            state.terminated = True
+            raise Terminated
+        raise KeyboardInterrupt
 
     handler.arena_stop_handler = True  # type: ignore[attr-defined]
+    handler.arena_stop_state = state  # type: ignore[attr-defined]
     return handler
 
 
 @contextlib.contextmanager
 def stop_signals() -> Iterator[StopState]:
-    """SIGTERM raises :class:`Terminated` and SIGXFSZ is ignored while the block runs (in the
-    main thread; elsewhere nothing changes).  The state says which signal stopped the block."""
-    state = StopState()
+    """Ctrl-C raises KeyboardInterrupt and SIGTERM :class:`Terminated` while the block runs,
+    each noted in the state, and SIGXFSZ is ignored (in the main thread; elsewhere nothing
+    changes).  A block inside another shares its state, so the command sees a stop noted in
+    any of them.  The state says whether, and by which signal, the block was stopped."""
     if threading.current_thread() is not threading.main_thread():
-        yield state
+        yield StopState()
         return
-    previous_term = signal.signal(signal.SIGTERM, _on_term(state))  # type: ignore[arg-type]
+    outer = getattr(signal.getsignal(signal.SIGINT), "arena_stop_state", None)
+    state = outer if isinstance(outer, StopState) else StopState()
+    handler = _on_stop(state)
+    previous_int = signal.signal(signal.SIGINT, handler)  # type: ignore[arg-type]
+    previous_term = signal.signal(signal.SIGTERM, handler)  # type: ignore[arg-type]
     previous_xfsz = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    previous_hook = sys.unraisablehook
+
+    def unraisable(info: sys.UnraisableHookArgs) -> None:
+        # A stop lost in a destructor: noted in the state, honoured at the next checkpoint.
+        if not (isinstance(info.exc_value, KeyboardInterrupt) and state.stopped):
+            previous_hook(info)
+
+    sys.unraisablehook = unraisable
     try:
         yield state
     finally:
+        sys.unraisablehook = previous_hook
+        signal.signal(signal.SIGINT, previous_int)
         signal.signal(signal.SIGTERM, previous_term)
         signal.signal(signal.SIGXFSZ, previous_xfsz)
 
@@ -99,6 +135,9 @@ def _defaults_in_child() -> None:
         with contextlib.suppress(ValueError, OSError):  # not forked from the main thread
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
             signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+    if getattr(signal.getsignal(signal.SIGINT), "arena_stop_handler", False):
+        with contextlib.suppress(ValueError, OSError):
+            signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 os.register_at_fork(after_in_child=_defaults_in_child)

@@ -175,6 +175,8 @@ def run_tournament(
                 bar.update(result.stop - result.start)
                 if on_batch is not None:
                     on_batch(result)
+                if stop.stopped:  # a Ctrl-C whose exception Python lost (see interrupts.py)
+                    raise KeyboardInterrupt
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (stop_signals makes it one)
         interrupted, terminated = True, stop.terminated
     except BatchFailed as exc:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from arena.safe_files import open_file
+from arena.safe_files import replacing
 
 #: The colour of the best setting's mark.
 BEST_COLOUR = "#d62728"
@@ -27,7 +27,7 @@ def plot_candidates(
     import matplotlib.pyplot as plt
 
     figure = candidates_figure(plt, rows, names, against=against, rules=rules)
-    with open_file(path, "wb") as file:
+    with replacing(path, "wb") as file:  # whole or not at all, whenever a Ctrl-C lands
         figure.savefig(file, format="png", metadata={"Software": None})
     plt.close(figure)
 
