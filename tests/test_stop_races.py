@@ -53,3 +53,26 @@ def test_a_ctrl_c_as_a_file_opens_is_a_ctrl_c_and_closes_nothing_else(
     other.write(b"still mine")  # still open: its number was not closed a second time
     other.close()
     assert (tmp_path / "other").read_bytes() == b"still mine"
+
+
+def test_a_ctrl_c_in_the_middle_of_the_reports_leaves_every_file_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import pandas as pd
+
+    from arena.analysis.reports import write_reports
+    from tests.run_folders import contents, make_run
+
+    folder = make_run("tournament", tmp_path / "run")
+    before = contents(folder)
+    real = pd.DataFrame.to_csv
+
+    def half_then_ctrl_c(self: pd.DataFrame, file: Any, **kwargs: Any) -> None:
+        text = real(self, None, **kwargs)
+        file.write(text[: len(text) // 2])
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", half_then_ctrl_c)
+    with pytest.raises(KeyboardInterrupt):
+        write_reports(folder, ["standard"])
+    assert contents(folder) == before  # errors.csv, summary.csv: whole, and no temporary left
