@@ -10,6 +10,7 @@ between the games and the reports."""
 from __future__ import annotations
 
 import builtins
+import os
 from pathlib import Path
 from typing import Any
 
@@ -76,3 +77,47 @@ def test_a_ctrl_c_in_the_middle_of_the_reports_leaves_every_file_as_it_was(
     with pytest.raises(KeyboardInterrupt):
         write_reports(folder, ["standard"])
     assert contents(folder) == before  # errors.csv, summary.csv: whole, and no temporary left
+
+
+# A real SIGINT, sent by the kernel, right after the first file of the reports is opened.
+SIGNAL_AFTER_OPEN = """
+import os, signal, sys
+import arena.cli.tournament_command as command
+real = command._Run.finish
+def finish(self):
+    def hook(frame, event, arg):
+        if (event == "c_return" and getattr(arg, "__name__", "") == "open"
+                and frame.f_code.co_filename.endswith("safe_files.py")):
+            sys.setprofile(None)
+            os.kill(os.getpid(), getattr(signal, os.environ["HOW"]))
+    sys.setprofile(hook)
+    return real(self)
+command._Run.finish = finish
+from arena.cli.main import cli
+cli(sys.argv[1:], prog_name="arena")
+"""
+
+
+@pytest.mark.parametrize(
+    ("how", "status", "word"), [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")]
+)
+def test_a_real_signal_as_a_report_opens_exits_as_an_interrupted_run(
+    tmp_path: Path, how: str, status: int, word: str
+) -> None:
+    import subprocess
+    import sys
+
+    out = tmp_path / "run"
+    args = ["tournament", "--out", str(out), "--rules", "classic", "-p", "greedy", "-p", "random",
+            "--games", "6", "--seed", "3", "--workers", "1", "--no-progress"]  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-c", SIGNAL_AFTER_OPEN, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOW": how},
+        timeout=120,
+    )
+    assert done.returncode == status, done.stderr
+    assert "Traceback" not in done.stderr and "Bad file descriptor" not in done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last == f"{word}: 6 of 6 games kept; continue with `arena tournament --resume {out}`"
