@@ -121,3 +121,40 @@ def test_a_real_signal_as_a_report_opens_exits_as_an_interrupted_run(
     assert "Traceback" not in done.stderr and "Bad file descriptor" not in done.stderr
     last = done.stderr.strip().splitlines()[-1]
     assert last == f"{word}: 6 of 6 games kept; continue with `arena tournament --resume {out}`"
+
+
+STOP_IN_DUEL_FILES = """
+import os, signal, sys
+import arena.cli.duel_command as command
+real = command.write_duel_files
+def stopped(*args, **kwargs):
+    os.kill(os.getpid(), getattr(signal, os.environ["HOW"]))
+    return real(*args, **kwargs)
+command.write_duel_files = stopped
+from arena.cli.main import cli
+cli(sys.argv[1:], prog_name="arena")
+"""
+
+
+@pytest.mark.parametrize(
+    ("how", "status", "word"), [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated")]
+)
+def test_a_signal_while_a_duel_writes_its_files_exits_as_an_interrupted_duel(
+    tmp_path: Path, how: str, status: int, word: str
+) -> None:
+    import subprocess
+    import sys
+
+    out = tmp_path / "duel"
+    args = ["duel", "greedy", "random", "--games", "20", "--seed", "1", "--workers", "1", "--no-progress"]
+    done = subprocess.run(
+        [sys.executable, "-c", STOP_IN_DUEL_FILES, *args, "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HOW": how},
+        timeout=120,
+    )
+    assert done.returncode == status, done.stderr
+    assert "Traceback" not in done.stderr and "Aborted" not in done.stderr
+    last = done.stderr.strip().splitlines()[-1]
+    assert last == f"{word}: 20 games kept; continue with `arena duel --resume {out}`"
