@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 from arena.engine import Action, Ruleset, TurnView, derive_seed, load_ruleset
 from arena.engine.loading import variant_names
-from arena.players import GameInfo, play_match
+from arena.players import GameInfo, PlayerFault, play_match
 from arena.players.builtin.greedy import GreedyPlayer
 from arena.players.builtin.optimal import OptimalPlayer
 
@@ -98,13 +98,16 @@ def play_deal(rules: Ruleset, deal_seed: int, helper_class: type[Kingmaker]) -> 
     for order, names in enumerate(itertools.permutations(("ally", "helper", "optimal"))):
         make = {"ally": GreedyPlayer, "helper": helper_class, "optimal": OptimalPlayer}
         players = [make[name]() for name in names]
-        faults: list[int] = []
-        result = play_match(rules, players, derive_seed(deal_seed, order), on_fault=lambda f: faults.append(f.seat))
+        faults: list[PlayerFault] = []
+        result = play_match(rules, players, derive_seed(deal_seed, order), on_fault=faults.append)
         ally, helper, opponent = (names.index(name) for name in ("ally", "helper", "optimal"))
         # What the others played on: the helper's score is in every view they get.
-        others = (result.scores[helper],) + tuple(
-            (result.scores[s], result.turns[s], result.farkles[s], result.win_shares[s]) for s in (ally, opponent)
-        ) + ((result.ranks[ally] < result.ranks[opponent], result.ranks[ally] == result.ranks[opponent]),)
+        mine = [
+            (result.scores[s], result.turns[s], result.farkles[s], result.win_shares[s])
+            for s in (ally, opponent)
+        ]
+        order_of = (result.ranks[ally] < result.ranks[opponent], result.ranks[ally] == result.ranks[opponent])
+        others = (result.scores[helper], *mine, order_of)
         outcomes.append(Outcome(result.win_shares[ally], bool(faults), others))
     return outcomes
 
@@ -156,7 +159,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, default=1)
     args = parser.parse_args(argv)
     print(f"# {platform.processor() or platform.machine()}, {os.cpu_count()} cores, {args.workers} worker(s)")
-    print(f"{'ruleset':<26}{'games':>7}{'faulted':>9}{'kingmaker':>11}{'twin':>8}{'diff':>8}{'z':>7}{'differ':>8}")
+    print(
+        f"{'ruleset':<26}{'games':>7}{'faulted':>9}{'kingmaker':>11}{'twin':>8}{'diff':>8}{'z':>7}{'differ':>8}"
+    )
     started = time.perf_counter()
     pool = ProcessPoolExecutor(args.workers) if args.workers > 1 else None
     try:
