@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import cli
-from arena.engine import CLASSIC, SHORT, STANDARD, Action, Game, GameResult, TurnView, load_ruleset
+from arena.engine import CLASSIC, SHORT, STANDARD, Action, Game, GameResult, Ruleset, TurnView, load_ruleset
 from arena.engine.events import FinalRound, PlayoffStarted, Struck, TurnStarted
 from arena.engine.loading import variant_names
 from arena.players import PlayerFault, play_match
@@ -30,7 +30,7 @@ from arena.players.loading import load_player_spec
 from arena.players.match import PHASE, Guard
 from arena.tournaments.batch import BatchPlayer
 from arena.tournaments.spec import TournamentSpec, player_from_class
-from tests.cheats.kingmaker import Kingmaker, Resigns
+from tests.cheats.kingmaker import BarKingmaker, BarResigns, Kingmaker, Resigns
 
 
 def _greedy(view: TurnView) -> Action:
@@ -364,11 +364,11 @@ def test_a_free_for_all_records_each_faulted_seat_and_plays_the_rest() -> None:
 GAMES = 240
 
 
-def _ffa(partner: type) -> tuple[list[float], list[bool]]:
+def _ffa(partner: type, rules: Ruleset = STANDARD) -> tuple[list[float], list[bool]]:
     """greedy's win share per game, and whether the partner faulted, in a 3-seat free-for-all of
     greedy, ``partner`` and optimal (every seat order, the same deals for every partner)."""
     spec = TournamentSpec(
-        (STANDARD,),
+        (rules,),
         (load_player_spec("greedy"), player_from_class(partner), load_player_spec("optimal")),
         format="free-for-all",
         games=GAMES,
@@ -395,6 +395,17 @@ def test_faulting_on_purpose_does_not_lift_the_partners_ally() -> None:
     # What the old rule would have given greedy in these games: far above what it got.
     old = [0.5 if f else b for f, b in zip(faulted, honest, strict=True)]
     assert sum(old) / GAMES - sum(cheating) / GAMES > 0.3
+
+
+def test_faulting_on_purpose_under_the_rising_bar_does_not_lift_the_ally() -> None:
+    # Issue 38: on short, a partner sat right after its ally faulted instead of resigning, so its
+    # turns no longer reset the bar and the ally's high bar reached the next seat (30.3 % -> 36.3 %).
+    # A retired seat now passes each turn as the resigning twin does: greedy's games are the same,
+    # game by game (benchmarks/kingmaking.py measures every ruleset).
+    cheating, faulted = _ffa(BarKingmaker, SHORT)
+    honest, _ = _ffa(BarResigns, SHORT)
+    assert sum(faulted) > GAMES // 5  # the cheat did fault (from one seat order in three)
+    assert cheating == honest
 
 
 # ----------------------------------------------------------------------------- after a kill
