@@ -21,7 +21,10 @@ A seat can be *retired* (:meth:`Game.retire`, or ``out`` when the game is made):
 broke the game (see :mod:`arena.players.match`) is out of it, and the others play on as they
 would have with that seat simply skipped.  It takes no more turns, keeps the score it had
 banked, can't trigger or take the final round, ranks below every seat still in, and wins
-nothing; the last seat still in wins at once.  Dice come per seat and turn, so skipping a seat
+nothing; the last seat still in wins at once.  Each of its turns *passes* (:meth:`Game._pass`)
+as the turn of a seat that resigns by rolling on until it farkles would: a farkle in a row and,
+under the rising bar, a strike and the bar back at its start, so a fault is worth exactly what
+resigning is (``docs/rules.md``, reading 16).  Dice come per seat and turn, so skipping a seat
 changes nobody else's dice.  ``docs/faults.md`` has the whole rule.
 
 Rule readings where the documents are open are listed in ``docs/rules.md``.
@@ -230,7 +233,9 @@ class Game:
         view, or None if the game is over.
 
         If it is the seat to move, its turn in progress is lost (its points, not its banked
-        score), the shared bar stays as it was, and play passes to the next seat still in.  Any
+        score) and ends as a pass (a farkle: under the rising bar a strike, and the next seat's
+        bar back at ``bar_start``), and play passes to the next seat still in; so does each of
+        its later turns.  Any
         other seat (a decision found late only after it was played) is skipped from now on.  A
         retired seat takes no more turns, no final turn, and ranks last.  With at most one seat
         left in, the game ends: that seat wins.  Seats that fail before the game begins are
