@@ -542,6 +542,18 @@ def test_a_retired_seat_passes_its_turns_under_the_rising_bar() -> None:
     assert checked > 10
 
 
+def test_a_seat_out_from_the_start_passes_every_turn_under_the_rising_bar() -> None:
+    # A start_game that fails on purpose must not leave the bar to the seat after it either.
+    events: list[object] = []
+    game = Game(SHORT, 3, 4, out=[1], on_event=events.append)
+    _play(game, [_greedy] * 3, lambda v: False)
+    starts = [e for e in events if isinstance(e, TurnStarted)]
+    assert game.result().turns[1] == 0 and all(e.seat != 1 for e in starts)
+    assert all(e.bank_minimum == SHORT.bar_start for e in starts if e.seat == 2)
+    passes = sum(isinstance(e, Struck) and e.seat == 1 for e in events)
+    assert passes == sum(e.seat == 0 for e in starts) > 3
+
+
 RULESETS = ("standard", "short", "classic", *variant_names())
 
 
