@@ -303,7 +303,9 @@ def test_a_run_reads_each_policy_once(tmp_path: Path) -> None:
 
 def _spec(games: int = 40) -> TournamentSpec:
     players = (load_player_spec("threshold"), load_player_spec("greedy"))
-    return TournamentSpec((PRESETS["standard"],), players, games=games, seed=3, compiled=True, chunk_games=20)
+    return TournamentSpec(
+        (PRESETS["standard"],), players, games=games, seed=3, compiled=True, chunk_games=20
+    )
 
 
 def test_the_workers_load_the_kernel_and_the_main_process_does_not(

@@ -49,9 +49,7 @@ CTRL_C_INSIDE_NUMPY = """
 
 @pytest.mark.skipif(importlib.util.find_spec("numba") is None, reason="the compiled kernel needs numba")
 def test_ctrl_c_while_the_kernel_imports_numpy_leaves_numpy_whole() -> None:
-    code = (
-        CTRL_C_INSIDE_NUMPY
-        + """
+    code = CTRL_C_INSIDE_NUMPY + """
     from arena.engine import PRESETS
     from arena.players import load_player_spec
     from arena.tournaments.batch import compiled_games
@@ -67,7 +65,6 @@ def test_ctrl_c_while_the_kernel_imports_numpy_leaves_numpy_whole() -> None:
     import pandas  # what the reports need, after the stop
     print(pandas.DataFrame({"games": [1, 2]})["games"].sum())
     """
-    )
     done = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, timeout=120
     )

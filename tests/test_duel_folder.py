@@ -433,22 +433,8 @@ def test_a_stop_that_comes_while_a_batch_is_written_counts_that_batch(
 
     monkeypatch.setattr(RunFolder, "append", append_then_stop)
     out = tmp_path / "stopped"
-    result = invoke(
-        "duel",
-        "greedy",
-        "random",
-        "--rules",
-        "classic",
-        "--games",
-        "40",
-        "--batch-size",
-        "4",
-        "--workers",
-        "1",
-        "--no-progress",
-        "--out",
-        str(out),
-    )
+    result = invoke("duel", "greedy", "random", "--rules", "classic", "--games", "40", "--batch-size", "4",
+                    "--workers", "1", "--no-progress", "--out", str(out))
     assert result.exit_code == 143, result.output
     rows = games_of(out)
     assert len(rows) == 8  # the one batch written: 4 games of 2 seats

@@ -17,7 +17,7 @@ from arena.players import play_match
 from arena.players.match import DecisionClock
 from arena.tournaments.duel_report import duration_text
 
-SLOW = """
+SLOW = '''
 import time
 
 from arena.players import Action
@@ -30,7 +30,7 @@ class Ponderer:
         time.sleep(0.002)
         keep = view.legal_keeps[0]
         return Action(keep.dice, view.turn_points + keep.points >= 300 and view.bank_allowed(keep))
-"""
+'''
 
 
 class Counting:

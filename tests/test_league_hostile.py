@@ -115,9 +115,7 @@ def test_a_refused_add_keeps_the_stored_copy_an_active_entry_plays(
 def test_an_entry_that_kills_its_process_in_a_trusted_run_is_one_line(tmp_path: Path) -> None:
     killer = tmp_path / "killer.py"
     killer.write_text(
-        BOT.replace("NAME", "killer")
-        .replace("BANK_AT", "300")
-        .replace(
+        BOT.replace("NAME", "killer").replace("BANK_AT", "300").replace(
             "        keep = view.legal_keeps[0]\n",
             "        import os, signal\n"
             "        os.kill(os.getppid(), signal.SIGKILL)\n"

@@ -24,7 +24,7 @@ from arena.tournaments.spec import TournamentSpec
 REPO = Path(__file__).resolve().parent.parent
 #: Keeps the most points, as the README's strategy does: under an exact target it keeps more
 #: than the last points need, turn after turn, so two of it often meet the round limit.
-STALLER = """
+STALLER = '''
 from arena.players import Action
 
 
@@ -34,7 +34,7 @@ class BankAt300:
     def decide(self, view):
         keep = view.legal_keeps[0]
         return Action(keep.dice, view.turn_points + keep.points >= 300 and view.bank_allowed(keep))
-"""
+'''
 
 
 def run(*args: str) -> tuple[int, str, str]:
