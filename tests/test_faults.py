@@ -19,8 +19,9 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli.main import cli
-from arena.engine import CLASSIC, SHORT, STANDARD, Action, Game, GameResult, TurnView, load_ruleset
-from arena.engine.events import Banked, Farkled, FinalRound, PlayoffStarted, Struck, TurnStarted
+from arena.engine import CLASSIC, SHORT, STANDARD, Action, Game, GameResult, Ruleset, TurnView, load_ruleset
+from arena.engine.events import FinalRound, PlayoffStarted, Struck, TurnStarted
+from arena.engine.loading import variant_names
 from arena.players import PlayerFault, play_match
 from arena.players.builtin.greedy import GreedyPlayer
 from arena.players.builtin.optimal import OptimalPlayer
@@ -29,7 +30,7 @@ from arena.players.loading import load_player_spec
 from arena.players.match import PHASE, Guard
 from arena.tournaments.batch import BatchPlayer
 from arena.tournaments.spec import TournamentSpec, player_from_class
-from tests.cheats.kingmaker import Kingmaker, Resigns
+from tests.cheats.kingmaker import BarKingmaker, BarResigns, Kingmaker, Resigns
 
 
 def _greedy(view: TurnView) -> Action:
@@ -363,11 +364,11 @@ def test_a_free_for_all_records_each_faulted_seat_and_plays_the_rest() -> None:
 GAMES = 240
 
 
-def _ffa(partner: type) -> tuple[list[float], list[bool]]:
+def _ffa(partner: type, rules: Ruleset = STANDARD) -> tuple[list[float], list[bool]]:
     """greedy's win share per game, and whether the partner faulted, in a 3-seat free-for-all of
     greedy, ``partner`` and optimal (every seat order, the same deals for every partner)."""
     spec = TournamentSpec(
-        (STANDARD,),
+        (rules,),
         (load_player_spec("greedy"), player_from_class(partner), load_player_spec("optimal")),
         format="free-for-all",
         games=GAMES,
@@ -394,6 +395,17 @@ def test_faulting_on_purpose_does_not_lift_the_partners_ally() -> None:
     # What the old rule would have given greedy in these games: far above what it got.
     old = [0.5 if f else b for f, b in zip(faulted, honest, strict=True)]
     assert sum(old) / GAMES - sum(cheating) / GAMES > 0.3
+
+
+def test_faulting_on_purpose_under_the_rising_bar_does_not_lift_the_ally() -> None:
+    # Issue 38: on short, a partner sat right after its ally faulted instead of resigning, so its
+    # turns no longer reset the bar and the ally's high bar reached the next seat (30.3 % -> 36.3 %).
+    # A retired seat now passes each turn as the resigning twin does: greedy's games are the same,
+    # game by game (benchmarks/kingmaking.py measures every ruleset).
+    cheating, faulted = _ffa(BarKingmaker, SHORT)
+    honest, _ = _ffa(BarResigns, SHORT)
+    assert sum(faulted) > GAMES // 5  # the cheat did fault (from one seat order in three)
+    assert cheating == honest
 
 
 # ----------------------------------------------------------------------------- after a kill
@@ -500,9 +512,12 @@ def test_a_decision_found_too_late_after_it_was_played_puts_its_seat_out() -> No
             assert result.scores == (10_000, 10_000) and result.win_shares == (1.0, 0.0)
 
 
-def test_a_retired_turn_leaves_the_rising_bar_where_it_was() -> None:
-    # 000's bar (short): the turn cut short is neither a bank nor a miss; the next seat faces the
-    # bar the retired seat faced, and the retired seat gets no strike.
+def test_a_retired_seat_passes_its_turns_under_the_rising_bar() -> None:
+    # 000's bar (short), issue 38: the turn cut short and every later turn of the retired seat
+    # are passes, as a seat that resigns by rolling on until it farkles would play them: a missed
+    # bar each, so a strike for it, and the next seat's bar back at 350.  (Before, the bar stayed
+    # where the last bank left it, which a kingmaker sat after its ally used against the seat
+    # after it.)  Three strikes in a row set its score to zero.
     checked = 0
     for seed in range(20):
         events: list[object] = []
@@ -512,11 +527,97 @@ def test_a_retired_turn_leaves_the_rising_bar_where_it_was() -> None:
             continue
         starts = [(i, e) for i, e in enumerate(events) if isinstance(e, TurnStarted)]
         at = next(k for k, (_, e) in enumerate(starts) if e.seat == 1 and k > 6)
-        (i, cut), (j, after) = starts[at], starts[at + 1]
-        assert after.seat == 2 and after.bank_minimum == cut.bank_minimum
-        assert not any(isinstance(e, (Struck, Banked, Farkled)) for e in events[i:j])
+        later = starts[at + 1 :]
+        assert later and all(e.seat != 1 for _, e in later)
+        # Every turn of seat 2 from here follows a pass of seat 1: its bar is back at the start.
+        assert all(e.bank_minimum == SHORT.bar_start for _, e in later if e.seat == 2)
+        # ... and seat 1's pass right before each of them is a strike for it.
+        for (i, _), (j, e) in zip(starts[at:], later, strict=False):
+            if e.seat == 2:
+                assert any(isinstance(x, Struck) and x.seat == 1 for x in events[i:j])
+        passes = sum(isinstance(x, Struck) and x.seat == 1 for x in events[starts[at][0] :])
+        if passes >= SHORT.strikes_to_zero:
+            assert game.result().scores[1] == 0
         checked += 1
     assert checked > 10
+
+
+def test_a_seat_out_from_the_start_passes_every_turn_under_the_rising_bar() -> None:
+    # A start_game that fails on purpose must not leave the bar to the seat after it either.
+    events: list[object] = []
+    game = Game(SHORT, 3, 4, out=[1], on_event=events.append)
+    _play(game, [_greedy] * 3, lambda v: False)
+    starts = [e for e in events if isinstance(e, TurnStarted)]
+    assert game.result().turns[1] == 0 and all(e.seat != 1 for e in starts)
+    assert all(e.bank_minimum == SHORT.bar_start for e in starts if e.seat == 2)
+    passes = sum(isinstance(e, Struck) and e.seat == 1 for e in events)
+    assert passes == sum(e.seat == 0 for e in starts) > 3
+
+
+RULESETS = ("standard", "short", "classic", *variant_names())
+
+
+@pytest.mark.parametrize("name", RULESETS)
+def test_a_retired_seat_leaves_the_others_exactly_the_game_of_a_seat_that_resigns(name: str) -> None:
+    # Issue 38, item 4: a fault is worth exactly what resigning is, on every ruleset.  The twin
+    # resigns at the same decision and passes every later turn legally (keeps one die that does not
+    # pass an exact target, never banks, so each turn ends in a farkle).  Every view the other
+    # seats get (scores, strikes, farkle runs, the bar) and every number of their games must be
+    # the same, and the retired seat's score too (strikes and farkle penalties act on it).
+    rules = load_ruleset(name)
+    compared = 0
+    for seed in range(40):
+        at, when = seed % 3, 1 + seed % 6
+
+        def run(
+            retire: bool, at: int = at, when: int = when, seed: int = seed
+        ) -> tuple[GameResult, list[Any]]:
+            seen: list[Any] = []
+            game = Game(rules, 3, seed)
+            view: TurnView | None = game.view()
+            while view is not None:
+                if view.seat == at and view.turn >= when:
+                    if retire:
+                        view = game.retire(at)
+                        continue
+                    keeps = [k for k in view.legal_keeps if not view.overshoots(k)] or list(view.legal_keeps)
+                    view = game.step(Action(keeps[-1].dice, False))
+                    continue
+                seen.append(view)
+                view = game.step(_greedy(view))
+            return game.result(), seen
+
+        (out, seen_out), (resigned, seen_resigned) = run(True), run(False)
+        if not out.retired:
+            continue  # the game ended before that turn
+        compared += 1
+        assert seen_out == seen_resigned
+        others = [s for s in range(3) if s != at]
+        assert out.scores == resigned.scores
+        for field in ("turns", "farkles", "win_shares"):
+            got, oracle = getattr(out, field), getattr(resigned, field)
+            assert [got[s] for s in others] == [oracle[s] for s in others], field
+    assert compared > 25
+
+
+def test_rounds_count_only_rounds_a_seat_still_in_played() -> None:
+    # Issue 39: when every seat still owing a final turn was retired, the round those turns
+    # would have opened was counted although nobody played in it (turns 16, 22, 22, rounds 23).
+    # Seat 0 is out, so the seats still in play every round: the rounds are their most turns.
+    checked = 0
+    for rules in (STANDARD, CLASSIC, SHORT):
+        for seed in range(30):
+            game = Game(rules, 3, seed)
+            _play(game, [_greedy] * 3, lambda v: v.seat == 0 and v.turn == 1)
+            result = game.result()
+            if result.retired != (0,) or result.reason != "target":
+                continue
+            assert result.rounds == max(result.turns[1:])
+            checked += 1
+    assert checked > 60
+    game = Game(STANDARD, 3, 3, out=[0])
+    _play(game, [_greedy] * 3, lambda v: False)
+    assert game.result().rounds == max(game.result().turns)
 
 
 def test_a_seat_retired_in_a_playoff_leaves_it_to_the_others() -> None:

@@ -21,7 +21,10 @@ A seat can be *retired* (:meth:`Game.retire`, or ``out`` when the game is made):
 broke the game (see :mod:`arena.players.match`) is out of it, and the others play on as they
 would have with that seat simply skipped.  It takes no more turns, keeps the score it had
 banked, can't trigger or take the final round, ranks below every seat still in, and wins
-nothing; the last seat still in wins at once.  Dice come per seat and turn, so skipping a seat
+nothing; the last seat still in wins at once.  Each of its turns *passes* (:meth:`Game._pass`)
+as the turn of a seat that resigns by rolling on until it farkles would: a farkle in a row and,
+under the rising bar, a strike and the bar back at its start, so a fault is worth exactly what
+resigning is (``docs/rules.md``, reading 16).  Dice come per seat and turn, so skipping a seat
 changes nobody else's dice.  ``docs/faults.md`` has the whole rule.
 
 Rule readings where the documents are open are listed in ``docs/rules.md``.
@@ -230,7 +233,9 @@ class Game:
         view, or None if the game is over.
 
         If it is the seat to move, its turn in progress is lost (its points, not its banked
-        score), the shared bar stays as it was, and play passes to the next seat still in.  Any
+        score) and ends as a pass (a farkle: under the rising bar a strike, and the next seat's
+        bar back at ``bar_start``), and play passes to the next seat still in; so does each of
+        its later turns.  Any
         other seat (a decision found late only after it was played) is skipped from now on.  A
         retired seat takes no more turns, no final turn, and ranks last.  With at most one seat
         left in, the game ends: that seat wins.  Seats that fail before the game begins are
@@ -299,9 +304,10 @@ class Game:
         playoff_points: dict[int, int] = {}
         playoff_rounds = 0
         rounds = -1  # rounds started, from 0
+        played = -1  # the last round a seat still in started a turn in: what the result counts
         seat = -1
         if live <= 1 and live < n:  # the others failed before the game began
-            self._conclude(tuple(s for s in range(n) if not out[s]), "forfeit", rounds)
+            self._conclude(tuple(s for s in range(n) if not out[s]), "forfeit", played)
             self._view = None
             yield None
             return
@@ -317,7 +323,7 @@ class Game:
                         playoff_rounds += 1
                         playoff, playoff_points = self._start_playoff(leaders), {}
                         continue
-                    self._conclude(leaders, "target", rounds)
+                    self._conclude(leaders, "target", played)
                     break
                 seat = playoff.pop(0)
             else:
@@ -327,22 +333,26 @@ class Game:
                         playoff_rounds += 1
                         playoff = self._start_playoff(leaders)
                         continue
-                    self._conclude(leaders, "target", rounds)
+                    self._conclude(leaders, "target", played)
                     break
                 seat = (seat + 1) % n
                 if seat == 0:
                     # The limit never cuts the final turns short: they are bounded anyway.
                     if rounds + 1 >= max_rounds and final_left is None:
-                        self._conclude(_leaders(scores, out), "round_limit", rounds)
+                        self._conclude(_leaders(scores, out), "round_limit", played)
                         break
                     rounds += 1
-                    self._rounds_seen = rounds
                 if final_left is not None:
                     final_left -= 1
-                if out[seat]:
-                    continue  # a retired seat takes no turn (also none of the final ones)
+                if out[seat]:  # a retired seat takes no turn (also none of the final ones) ...
+                    if self._pass(seat):  # ... but passes it, as a seat that resigns would
+                        bar = rules.bar_start
+                    scores_t, strikes_t, streaks_t = tuple(scores), tuple(strikes), tuple(streaks)
+                    continue
 
             # ---------------------------------------------------- the turn
+            if rounds != played:  # a round counts once a seat still in starts a turn in it
+                played = self._rounds_seen = rounds
             self._seat = seat
             in_playoff = playoff is not None
             score = scores[seat]
@@ -451,8 +461,12 @@ class Game:
                         break
             except _SeatRetired:  # Game.retire: the turn is lost
                 if live <= 1:
-                    self._conclude(tuple(s for s in range(n) if not out[s]), "forfeit", rounds)
+                    self._conclude(tuple(s for s in range(n) if not out[s]), "forfeit", played)
                     break
+                if not in_playoff:  # the seat to move is out: its turn ends as a pass would
+                    if self._pass(seat):
+                        bar = rules.bar_start
+                    scores_t, strikes_t, streaks_t = tuple(scores), tuple(strikes), tuple(streaks)
                 continue  # with the next seat still in
 
             # ---------------------------------------------------- the turn settled
@@ -539,6 +553,22 @@ class Game:
             self._scores[seat] = 0
             if self._emit is not None:
                 self._emit(ev.StruckOut(seat, before))
+
+    def _pass(self, seat: int) -> bool:
+        """The turn of a retired seat: it passes, exactly as a seat that resigns by rolling on
+        and never banking, whose every turn ends in a farkle (docs/faults.md).  So the turn acts
+        on everything one seat's turn shares with the others: it is a farkle in a row (002's
+        farkle penalty may follow), and under the rising bar a missed bar (000: "Ein Farkle
+        zählt dabei wie eine verfehlte Latte"): a strike (strikes may set the score to zero),
+        and the next seat's bar is back at ``bar_start``, which the caller sets when this
+        returns True.  It is no turn played: ``turns`` and ``farkles`` stay as they were."""
+        rules = self.rules
+        self._streaks[seat] += 1
+        if rules.has_farkle_penalty() and self._streaks[seat] >= rules.farkle_penalty_streak:
+            self._farkle_penalty(seat)
+        if rules.rising_bar:
+            self._strike(seat)
+        return rules.rising_bar
 
     def _put_out(self, seat: int, playoff: list[int] | None, playoff_points: dict[int, int]) -> int:
         """Mark ``seat`` retired (also out of a playoff in progress); the seats still in."""
