@@ -256,7 +256,8 @@ BOT = textwrap.dedent(
 def _private(folder: Path) -> None:
     """The organiser's habit: entry files of mode 0600 in a folder of mode 0700."""
     for path in folder.iterdir():
-        path.chmod(0o600)
+        if path.is_file():
+            path.chmod(0o600)
     folder.chmod(0o700)
 
 
@@ -298,3 +299,43 @@ def test_an_entry_of_mode_0600_in_a_0700_folder_loads_and_plays_under_the_seats_
     assert not faults and len(result.scores) == 2
     text = "".join(p.read_text() for p in logs.glob("*.log"))
     assert "own-uid" in text and "own-root" in text, text
+
+
+def test_where_an_entry_file_cant_be_shown_as_the_seats_the_seat_keeps_its_ids_and_still_loads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file system without idmapped mounts (NFS, say) holding one of an entry's files: none of
+    them is shown as the seat's, and the seat runs without ``own-uid`` rather than fail."""
+    from arena.sandbox import seat_root
+
+    made: list[str] = []
+    real_owned_tree = seat_root.owned_tree
+
+    def second_refused(source: str, owner: int, namespaces: dict[tuple[int, int], int]) -> int:
+        made.append(source)
+        if len(made) > 1:
+            raise seat_root.RootError(95, "no idmapped mounts here")
+        return real_owned_tree(source, owner, namespaces)
+
+    monkeypatch.setattr(seat_root, "owned_tree", second_refused)  # the seat is forked from here
+    monkeypatch.chdir(tmp_path)
+    entry = tmp_path / "entries" / "private"
+    entry.mkdir(parents=True)
+    (entry / "__init__.py").write_text("")
+    (entry / "bot.py").write_text(BOT)
+    (tmp_path / "entries" / "__init__.py").write_text("")
+    _private(entry)
+    _private(tmp_path / "entries")  # its __init__.py, shown as the seat's, comes first
+    monkeypatch.syspath_prepend(str(tmp_path))
+    limits = SeatLimits(start_seconds=20)
+    player = load_player("entries.private.bot:Bot", isolate=True, limits=limits, move_timeout=5.0)
+    logs = tmp_path / "logs"
+    pool = SeatPool([player], limits, 5.0, place=SeatPlace(log_folder=logs))
+    faults: list[Any] = []
+    try:
+        play_match(STANDARD, [pool.seat(0), GreedyPlayer()], 7, move_timeout=5.0, on_fault=faults.append)
+    finally:
+        pool.close()
+    assert not faults
+    text = "".join(p.read_text() for p in logs.glob("*.log"))
+    assert "own-root" in text and "own-uid" not in text, text

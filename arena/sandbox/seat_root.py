@@ -33,7 +33,7 @@ import contextlib
 import ctypes
 import os
 import platform
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -210,11 +210,11 @@ def _user_namespace(uid: int, gid: int, owner: int) -> int:
         os.waitpid(child, 0)
 
 
-def bind_owned(source: str, target: str, owner: int, namespaces: dict[tuple[int, int], int]) -> None:
-    """Bind ``source`` at ``target`` as :func:`bind_read_only` does, through an idmapped mount
-    that shows the owner of ``source`` (user and group) as ``owner``; ``namespaces`` keeps the
-    user namespaces made for it, by (uid, gid).  Raises RootError where the kernel or the file
-    system refuses."""
+def owned_tree(source: str, owner: int, namespaces: dict[tuple[int, int], int]) -> int:
+    """A detached read-only copy of the mount tree at ``source`` (without set-uid or devices),
+    idmapped so that the owner of ``source`` (user and group) shows as ``owner``; its file
+    descriptor, for :func:`attach`.  ``namespaces`` keeps the user namespaces made for the
+    maps, by (uid, gid).  Raises OSError where the kernel or the file system refuses."""
     st = os.stat(source)
     key = (st.st_uid, st.st_gid)
     if key not in namespaces:
@@ -224,25 +224,44 @@ def bind_owned(source: str, target: str, owner: int, namespaces: dict[tuple[int,
     if tree < 0:
         errno = ctypes.get_errno()
         raise RootError(errno, f"open_tree {source}: {os.strerror(errno)}")
-    try:
-        flags = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_IDMAP
-        attr = _MountAttr(flags, 0, 0, namespaces[key])
-        set_done = _syscall(
-            "mount_setattr",
-            ctypes.c_int(tree),
-            b"",
-            ctypes.c_uint(AT_EMPTY_PATH | AT_RECURSIVE),
-            ctypes.byref(attr),
-            ctypes.c_size_t(ctypes.sizeof(attr)),
-        )
-        if set_done != 0 or _syscall(
-            "move_mount", ctypes.c_int(tree), b"", ctypes.c_int(AT_FDCWD), target.encode(),
-            ctypes.c_uint(MOVE_MOUNT_F_EMPTY_PATH),
-        ) != 0:  # fmt: skip
-            errno = ctypes.get_errno()
-            raise RootError(errno, f"an idmapped mount of {source}: {os.strerror(errno)}")
-    finally:
+    flags = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_IDMAP
+    attr = _MountAttr(flags, 0, 0, namespaces[key])
+    size = ctypes.c_size_t(ctypes.sizeof(attr))
+    recursive = ctypes.c_uint(AT_EMPTY_PATH | AT_RECURSIVE)
+    if _syscall("mount_setattr", ctypes.c_int(tree), b"", recursive, ctypes.byref(attr), size) != 0:
+        errno = ctypes.get_errno()
         os.close(tree)
+        raise RootError(errno, f"an idmapped mount of {source}: {os.strerror(errno)}")
+    return tree
+
+
+def attach(tree: int, target: str) -> None:
+    """Mount the tree of :func:`owned_tree` at ``target``."""
+    empty = ctypes.c_uint(MOVE_MOUNT_F_EMPTY_PATH)
+    if _syscall("move_mount", ctypes.c_int(tree), b"", ctypes.c_int(AT_FDCWD), target.encode(), empty) != 0:
+        errno = ctypes.get_errno()
+        raise RootError(errno, f"mounting on {target}: {os.strerror(errno)}")
+
+
+def owned_trees(paths: Sequence[Path], owner: int) -> dict[Path, int] | None:
+    """:func:`owned_tree` of each of ``paths`` that exists, or None (and nothing left open) if
+    one can't be made: then none is used, and the seat keeps the ids it has, so the entry's
+    files stay readable to it."""
+    namespaces: dict[tuple[int, int], int] = {}
+    trees: dict[Path, int] = {}
+    try:
+        for path in paths:
+            real = os.path.realpath(path)
+            if os.path.exists(real) and not (path.parent == Path("/") and path.is_symlink()):
+                trees[path] = owned_tree(real, owner, namespaces)
+    except OSError:
+        for tree in trees.values():
+            os.close(tree)
+        return None
+    finally:
+        for fd in namespaces.values():
+            os.close(fd)
+    return trees
 
 
 def _place_for(root: Path, path: Path, is_dir: bool) -> str:
@@ -266,24 +285,22 @@ def seen_at(path: Path) -> Path:
     return Path(os.path.realpath(path.parent)) / path.name
 
 
-def _put(root: Path, path: Path, owned: Callable[[str, str], bool] | None = None) -> bool:
+def _put(root: Path, path: Path, tree: int | None = None) -> None:
     """Put ``path`` into ``root``: a top-level link (``/lib -> usr/lib``) as the same link,
-    anything else as a read-only bind of what it names; with ``owned``, through it (which
-    binds with the seat's ids, or returns False where it can't).  Returns False if ``owned``
-    could not be used, so the path is bound as it is."""
+    anything else as a read-only bind of what it names, or ``tree`` (:func:`owned_tree`)."""
     if path.parent == Path("/") and path.is_symlink():
         target = root / path.name
         if not target.is_symlink():
             target.symlink_to(os.readlink(path))
-        return True
+        return
     real = os.path.realpath(path)
     if not os.path.exists(real):
-        return True
+        return
     place = _place_for(root, seen_at(path), os.path.isdir(real))
-    if owned is not None and owned(real, place):
-        return True
-    bind_read_only(real, place)
-    return owned is None
+    if tree is not None:
+        attach(tree, place)
+    else:
+        bind_read_only(real, place)
 
 
 def _pivot(root: Path) -> None:
@@ -339,32 +356,21 @@ def enter_seat_root(view: SeatView) -> SeatRoot:
     _mount("none", "/", None, MS_REC | MS_PRIVATE)
     _mount("arena-seat-root", str(root), "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=4096,mode=755")
     placed: list[Path] = []
-    namespaces: dict[tuple[int, int], int] = {}
     owner = view.owner
-    owned = owner is not None
-
-    def bind_as_owner(source: str, target: str) -> bool:
-        if owner is None:
-            return False
-        try:
-            bind_owned(source, target, owner, namespaces)
-        except OSError:
-            return False
-        return True
-
-    own = set(view.own)
-    for path in sorted(set(view.read_only), key=lambda p: (len(seen_at(p).parts), str(p))):
-        seen = seen_at(path)
-        if any(seen == p or p in seen.parents for p in placed):
-            continue  # already there, inside a folder bound before
-        if path in own and owner is not None:
-            owned = _put(root, path, bind_as_owner) and owned
-        else:
-            _put(root, path)
-        if not (path.parent == Path("/") and path.is_symlink()):
-            placed.append(seen)
-    for fd in namespaces.values():
-        os.close(fd)
+    # All or none: an entry's files shown as the seat's where all can be, or as they are.
+    trees = owned_trees(view.own, owner) if owner is not None else None
+    owned = trees is not None
+    try:
+        for path in sorted(set(view.read_only), key=lambda p: (len(seen_at(p).parts), str(p))):
+            seen = seen_at(path)
+            if any(seen == p or p in seen.parents for p in placed):
+                continue  # already there, inside a folder bound before
+            _put(root, path, (trees or {}).get(path))
+            if not (path.parent == Path("/") and path.is_symlink()):
+                placed.append(seen)
+    finally:
+        for tree in (trees or {}).values():
+            os.close(tree)
     _devices(root)
     _processes(root)
     # The scratch folder: a tmpfs of its own, with a size and a number of files.
