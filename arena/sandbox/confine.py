@@ -15,8 +15,11 @@ bots").  In the order they are raised:
   its entry's files, read-only, and a scratch folder of bounded size; nothing else.
 - ``pids-cgroup``, ``memory-cgroup``: as root, the seat and all it starts are counted together
   in control groups of their own (:mod:`arena.sandbox.cgroups`).
-- ``no-capabilities``: when arena runs as root, the seat keeps uid 0 but loses every
-  capability for good.
+- ``own-uid``: when arena runs as root and the seat has a root of its own, the seat runs under
+  a user and group id of its own (:func:`seat_id`), so what the kernel counts per user
+  (inotify instances, processes, pipe buffers, queued signals, message queue bytes) is neither
+  root's nor another seat's, and it owns no file of the runtime.
+- ``no-capabilities``: when arena runs as root, the seat loses every capability for good.
 - ``landlock``: where the kernel offers Landlock, the seat may create, write or delete files
   only in its own scratch folder (``$TMPDIR``); ``no_new_privs`` is set with it.
 
@@ -56,6 +59,11 @@ PR_CAP_AMBIENT_CLEAR_ALL = 4
 #: NOROOT, NO_SETUID_FIXUP, KEEP_CAPS off and NO_CAP_AMBIENT_RAISE, each with its lock bit.
 LOCKED_SECUREBITS = 0b11101111
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
+
+#: Seats run as this id plus their reaper's process id (user and group alike): one id per
+#: living seat process, in a range that systemd leaves to no user of the host (0x70000000 to
+#: 0x7FFFFFFF, its "foreign" range; process ids stay below 2**22).
+SEAT_IDS = 0x7D000000
 
 #: The environment variable in which a seat is told which walls were raised around it.
 LAYERS_VARIABLE = "ARENA_SEAT_LAYERS"
@@ -184,14 +192,22 @@ def set_limits(limits: SeatLimits, *, count_processes: bool) -> None:
             raise LimitError(f"the seat's limit {option} could not be set ({exc}): change {option}") from None
 
 
-def drop_capabilities() -> bool:
-    """As root: give up every capability, for good.  The seat stays uid 0 (so it can still run
-    a Python installed in root's home), but without capabilities root is an ordinary user:
-    it can't trace or read the memory of a non-dumpable process, change a mount, lift a limit,
-    or kill a process it can't name (and its PID namespace names none outside).  The bounding
-    set is emptied and the securebits locked, so no program it runs gets them back."""
+def seat_id(reaper: int) -> int:
+    """The user and group id of the seat whose reaper is ``reaper``: no two living seats share
+    one (every seat order, every worker), and none is the host's."""
+    return SEAT_IDS + reaper
+
+
+def drop_capabilities(own_id: int | None = None) -> tuple[bool, bool]:
+    """As root: give up every capability, for good, and with ``own_id`` become that user and
+    group (no supplementary groups).  Without capabilities root is an ordinary user: it can't
+    trace or read the memory of a non-dumpable process, change a mount, lift a limit, or kill
+    a process it can't name (and its PID namespace names none outside); under an id of its own
+    it shares no per-user count of the kernel with the host or another seat.  The bounding set
+    is emptied and the securebits locked, so no program it runs gets them back.  Returns
+    (capabilities dropped, id changed)."""
     if os.geteuid() != 0:
-        return False
+        return False, False
     lib = libc()
     try:
         last = int(Path("/proc/sys/kernel/cap_last_cap").read_text())
@@ -201,10 +217,21 @@ def drop_capabilities() -> bool:
         lib.prctl(PR_CAPBSET_DROP, ctypes.c_ulong(cap), 0, 0, 0)
     lib.prctl(PR_CAP_AMBIENT, ctypes.c_ulong(PR_CAP_AMBIENT_CLEAR_ALL), 0, 0, 0)
     if lib.prctl(PR_SET_SECUREBITS, ctypes.c_ulong(LOCKED_SECUREBITS), 0, 0, 0) != 0:
-        return False
+        return False, False
+    changed = False
+    if own_id is not None:
+        # After the securebits (NO_SETUID_FIXUP keeps CAP_SETUID in force for these calls),
+        # before capset empties the sets.
+        try:
+            os.setgroups([])
+            os.setresgid(own_id, own_id, own_id)
+            os.setresuid(own_id, own_id, own_id)
+            changed = True
+        except OSError:
+            changed = False
     header = (ctypes.c_uint32 * 2)(_LINUX_CAPABILITY_VERSION_3, 0)
     data = (ctypes.c_uint32 * 6)()
-    return lib.capset(header, data) == 0
+    return lib.capset(header, data) == 0, changed
 
 
 def load_binding() -> None:

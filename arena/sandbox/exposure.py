@@ -231,6 +231,13 @@ def argument_paths(arguments: Sequence[str], cwd: Path, hidden: Sequence[Path]) 
     return found
 
 
+def own_paths(seen: Sequence[Path]) -> list[Path]:
+    """The entry's own files among ``seen`` (what :func:`seat_paths` returned): everything but
+    the runtime's paths."""
+    runtime = {*system_paths(), *python_paths()}
+    return [path for path in seen if path not in runtime]
+
+
 def seat_paths(
     argv: Sequence[str], spec_text: str, *, command: bool, cwd: Path, hidden: Sequence[Path]
 ) -> list[Path]:

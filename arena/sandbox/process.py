@@ -53,12 +53,15 @@ class SeatProcess:
         cwd: str | None = None,
         environment: Mapping[str, str] | None = None,
         exposed: Sequence[Path] | None = None,
+        own: Sequence[Path] = (),
     ) -> None:
         """``exposed``: the paths the seat may read (:mod:`arena.sandbox.exposure`); with them
         it runs in a minimal root of its own where the kernel allows, without them it sees the
-        whole file system (read-only where Landlock exists)."""
+        whole file system (read-only where Landlock exists).  ``own``: those of them that are
+        the entry's own files (shown as the seat's where it runs under an id of its own)."""
         self.argv = list(argv)
         self.exposed = None if exposed is None else tuple(exposed)
+        self.own = tuple(own)
         self.limits = in_force(limits)[0]  # under the hard limits this process inherited
         self._open_log = log  # called on the seat's first stderr output, so silent seats leave no file
         self.log: BinaryIO | None = None
@@ -408,22 +411,27 @@ def _reaper_and_seat(
                 layers.append("hidden")
         counted = cgroups.join_seat_groups(seat.limits.memory_mb, seat.limits.processes, reaper)
         layers += [name for name, done in zip(("pids-cgroup", "memory-cgroup"), counted, strict=True) if done]
+        own_id = None
         if "namespaces" in layers and seat.exposed is not None:
-            view = SeatView(seat.exposed, scratch, seat.limits.file_size_mb, Path(seat.cwd), seat.hidden)
+            # A user id of its own where arena is root (in a user namespace, arena's id is it).
+            owner = confine.seat_id(reaper) if os.geteuid() == 0 and not user_namespace else None
+            view = SeatView(
+                seat.exposed, scratch, seat.limits.file_size_mb, Path(seat.cwd), seat.hidden, seat.own, owner
+            )
             try:
-                enter_seat_root(view)
+                own_id = owner if enter_seat_root(view).owned else None
                 layers.append("own-root")
             except (RootError, OSError):
                 # Left as it was: the walls below still stand (docs/security.md, fallbacks).
                 with contextlib.suppress(OSError):
                     confine.detach(str(scratch))
                 os.chdir(seat.cwd)
-        confine.set_limits(seat.limits, count_processes=user_namespace)
+        confine.set_limits(seat.limits, count_processes=user_namespace or own_id is not None)
         layers.append("limits")
         if confine.restrict_writes(scratch):
             layers.append("landlock")
-        if confine.drop_capabilities():
-            layers.append("no-capabilities")
+        dropped, own_uid = confine.drop_capabilities(own_id)
+        layers += [name for name, done in (("no-capabilities", dropped), ("own-uid", own_uid)) if done]
         if syscalls.restrict_system_calls():
             layers.append("seccomp")
         env = seat_environment(scratch, seat.environment, layers)

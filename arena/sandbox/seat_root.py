@@ -19,6 +19,12 @@ socket, no other seat's scratch folder.  The new root itself is read-only, so no
 the scratch folder can be changed: neither contents nor metadata (mode, times, extended
 attributes).  The current folder is recreated, empty but for the entry's files, so relative
 paths in a ``cmd:`` bot's arguments work.
+
+Where the seat will run under an id of its own (``owner``), its scratch folder is that id's,
+and the entry's own files are bound through an idmapped mount (``mount_setattr`` with
+``MOUNT_ATTR_IDMAP``, Linux 5.12, on file systems that allow it) that shows each bound path's
+owner as the seat's id: a strategy file of mode 0600 in a folder of mode 0700 still loads,
+while the runtime keeps its owners (the seat owns none of its files).
 """
 
 from __future__ import annotations
@@ -47,10 +53,15 @@ AT_RECURSIVE = 0x8000
 MOUNT_ATTR_RDONLY = 0x1
 MOUNT_ATTR_NOSUID = 0x2
 MOUNT_ATTR_NODEV = 0x4
+MOUNT_ATTR_IDMAP = 0x100000
+OPEN_TREE_CLONE = 1
+AT_EMPTY_PATH = 0x1000
+MOVE_MOUNT_F_EMPTY_PATH = 0x4
+CLONE_NEWUSER = 0x10000000
 #: System call numbers that the C library has no wrapper for.
 SYSCALLS = {
-    "x86_64": {"pivot_root": 155, "mount_setattr": 442},
-    "aarch64": {"pivot_root": 41, "mount_setattr": 442},
+    "x86_64": {"pivot_root": 155, "open_tree": 428, "move_mount": 429, "mount_setattr": 442},
+    "aarch64": {"pivot_root": 41, "open_tree": 428, "move_mount": 429, "mount_setattr": 442},
 }
 #: Device files a seat gets in its /dev.
 DEVICES = ("null", "zero", "full", "random", "urandom")
@@ -70,13 +81,26 @@ class RootError(OSError):
 class SeatView:
     """What a seat may see: read-only paths (each a file or folder, seen at its own absolute
     path), its scratch folder (writable, ``scratch_mb`` MiB at most), its current folder, and
-    folders that stay covered even where a read-only path holds them (the run folder)."""
+    folders that stay covered even where a read-only path holds them (the run folder).  With
+    ``owner``, the seat will run as that user and group id: the scratch folder is its, and
+    ``own`` (the entry's files among ``read_only``) are shown as its."""
 
     read_only: tuple[Path, ...]
     scratch: Path
     scratch_mb: int
     cwd: Path
     hidden: tuple[Path, ...] = ()
+    own: tuple[Path, ...] = ()
+    owner: int | None = None
+
+
+@dataclass(frozen=True)
+class SeatRoot:
+    """The root entered: the current folder, and whether the entry's files are shown as
+    ``owner``'s (False: the seat must keep the ids it has, or it could not read them)."""
+
+    cwd: Path
+    owned: bool
 
 
 class _MountAttr(ctypes.Structure):
@@ -149,6 +173,97 @@ def bind_read_only(source: str, target: str, *, device: bool = False) -> None:
     _mount(None, target, None, flags)
 
 
+def _syscall(name: str, *args: object) -> int:
+    number = _syscall_number(name)
+    if number is None:
+        return -1
+    return int(libc().syscall(ctypes.c_long(number), *args))
+
+
+def _user_namespace(uid: int, gid: int, owner: int) -> int:
+    """A file descriptor of a new user namespace in which ``uid`` and ``gid`` are ``owner``
+    (the map of an idmapped mount): a child makes it, this process writes its maps (as root it
+    may map any id), opens it and lets the child go.  Raises OSError."""
+    made_r, made_w = os.pipe()
+    go_r, go_w = os.pipe()
+    child = os.fork()
+    if child == 0:
+        try:
+            os.close(made_r)
+            os.close(go_w)
+            if libc().unshare(ctypes.c_int(CLONE_NEWUSER)) == 0:
+                os.write(made_w, b"1")
+            os.read(go_r, 1)
+        finally:
+            os._exit(0)
+    os.close(made_w)
+    os.close(go_r)
+    try:
+        if os.read(made_r, 1) != b"1":
+            raise OSError(0, "no user namespace for an idmapped mount")
+        Path(f"/proc/{child}/uid_map").write_text(f"{uid} {owner} 1")
+        Path(f"/proc/{child}/gid_map").write_text(f"{gid} {owner} 1")
+        return os.open(f"/proc/{child}/ns/user", os.O_RDONLY | os.O_CLOEXEC)
+    finally:
+        os.close(made_r)
+        os.close(go_w)
+        os.waitpid(child, 0)
+
+
+def owned_tree(source: str, owner: int, namespaces: dict[tuple[int, int], int]) -> int:
+    """A detached read-only copy of the mount tree at ``source`` (without set-uid or devices),
+    idmapped so that the owner of ``source`` (user and group) shows as ``owner``; its file
+    descriptor, for :func:`attach`.  ``namespaces`` keeps the user namespaces made for the
+    maps, by (uid, gid).  Raises OSError where the kernel or the file system refuses."""
+    st = os.stat(source)
+    key = (st.st_uid, st.st_gid)
+    if key not in namespaces:
+        namespaces[key] = _user_namespace(st.st_uid, st.st_gid, owner)
+    clone = OPEN_TREE_CLONE | os.O_CLOEXEC | AT_RECURSIVE
+    tree = _syscall("open_tree", ctypes.c_int(AT_FDCWD), source.encode(), ctypes.c_uint(clone))
+    if tree < 0:
+        errno = ctypes.get_errno()
+        raise RootError(errno, f"open_tree {source}: {os.strerror(errno)}")
+    flags = MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_IDMAP
+    attr = _MountAttr(flags, 0, 0, namespaces[key])
+    size = ctypes.c_size_t(ctypes.sizeof(attr))
+    recursive = ctypes.c_uint(AT_EMPTY_PATH | AT_RECURSIVE)
+    if _syscall("mount_setattr", ctypes.c_int(tree), b"", recursive, ctypes.byref(attr), size) != 0:
+        errno = ctypes.get_errno()
+        os.close(tree)
+        raise RootError(errno, f"an idmapped mount of {source}: {os.strerror(errno)}")
+    return tree
+
+
+def attach(tree: int, target: str) -> None:
+    """Mount the tree of :func:`owned_tree` at ``target``."""
+    empty = ctypes.c_uint(MOVE_MOUNT_F_EMPTY_PATH)
+    if _syscall("move_mount", ctypes.c_int(tree), b"", ctypes.c_int(AT_FDCWD), target.encode(), empty) != 0:
+        errno = ctypes.get_errno()
+        raise RootError(errno, f"mounting on {target}: {os.strerror(errno)}")
+
+
+def owned_trees(paths: Sequence[Path], owner: int) -> dict[Path, int] | None:
+    """:func:`owned_tree` of each of ``paths`` that exists, or None (and nothing left open) if
+    one can't be made: then none is used, and the seat keeps the ids it has, so the entry's
+    files stay readable to it."""
+    namespaces: dict[tuple[int, int], int] = {}
+    trees: dict[Path, int] = {}
+    try:
+        for path in paths:
+            real = os.path.realpath(path)
+            if os.path.exists(real) and not (path.parent == Path("/") and path.is_symlink()):
+                trees[path] = owned_tree(real, owner, namespaces)
+    except OSError:
+        for tree in trees.values():
+            os.close(tree)
+        return None
+    finally:
+        for fd in namespaces.values():
+            os.close(fd)
+    return trees
+
+
 def _place_for(root: Path, path: Path, is_dir: bool) -> str:
     """Make the mount point for ``path`` inside ``root``: its parent folders, then an empty
     folder or file."""
@@ -170,17 +285,22 @@ def seen_at(path: Path) -> Path:
     return Path(os.path.realpath(path.parent)) / path.name
 
 
-def _put(root: Path, path: Path) -> None:
+def _put(root: Path, path: Path, tree: int | None = None) -> None:
     """Put ``path`` into ``root``: a top-level link (``/lib -> usr/lib``) as the same link,
-    anything else as a read-only bind of what it names."""
+    anything else as a read-only bind of what it names, or ``tree`` (:func:`owned_tree`)."""
     if path.parent == Path("/") and path.is_symlink():
         target = root / path.name
         if not target.is_symlink():
             target.symlink_to(os.readlink(path))
         return
     real = os.path.realpath(path)
-    if os.path.exists(real):
-        bind_read_only(real, _place_for(root, seen_at(path), os.path.isdir(real)))
+    if not os.path.exists(real):
+        return
+    place = _place_for(root, seen_at(path), os.path.isdir(real))
+    if tree is not None:
+        attach(tree, place)
+    else:
+        bind_read_only(real, place)
 
 
 def _pivot(root: Path) -> None:
@@ -226,28 +346,39 @@ def _processes(root: Path) -> None:
         bind_read_only(str(cpus), _place_for(root, cpus, True))
 
 
-def enter_seat_root(view: SeatView) -> Path:
+def enter_seat_root(view: SeatView) -> SeatRoot:
     """Build the seat's root (see the module docstring) on ``view.scratch``, which becomes a
     mount point hidden inside it, move into it and return the current folder (``view.cwd``,
-    or the scratch folder where the current folder can't be made).  Raises
-    :class:`RootError`; this process must be alone in new mount and PID namespaces."""
+    or the scratch folder where the current folder can't be made) and whether the entry's
+    files are ``view.owner``'s.  Raises :class:`RootError`; this process must be alone in new
+    mount and PID namespaces."""
     root = view.scratch
     _mount("none", "/", None, MS_REC | MS_PRIVATE)
     _mount("arena-seat-root", str(root), "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=4096,mode=755")
     placed: list[Path] = []
-    for path in sorted(set(view.read_only), key=lambda p: (len(seen_at(p).parts), str(p))):
-        seen = seen_at(path)
-        if any(seen == p or p in seen.parents for p in placed):
-            continue  # already there, inside a folder bound before
-        _put(root, path)
-        if not (path.parent == Path("/") and path.is_symlink()):
-            placed.append(seen)
+    owner = view.owner
+    # All or none: an entry's files shown as the seat's where all can be, or as they are.
+    trees = owned_trees(view.own, owner) if owner is not None else None
+    owned = trees is not None
+    try:
+        for path in sorted(set(view.read_only), key=lambda p: (len(seen_at(p).parts), str(p))):
+            seen = seen_at(path)
+            if any(seen == p or p in seen.parents for p in placed):
+                continue  # already there, inside a folder bound before
+            _put(root, path, (trees or {}).get(path))
+            if not (path.parent == Path("/") and path.is_symlink()):
+                placed.append(seen)
+    finally:
+        for tree in (trees or {}).values():
+            os.close(tree)
     _devices(root)
     _processes(root)
     # The scratch folder: a tmpfs of its own, with a size and a number of files.
     scratch = _place_for(root, view.scratch, True)
     mib = max(1, view.scratch_mb)
     options = f"size={mib}m,nr_inodes={max(256, 64 * mib)},mode=700"
+    if owned and owner is not None:
+        options += f",uid={owner},gid={owner}"
     _mount("arena-seat-scratch", scratch, "tmpfs", MS_NOSUID | MS_NODEV, options)
     (root / "tmp").mkdir(exist_ok=True)
     cwd = view.cwd
@@ -269,7 +400,7 @@ def enter_seat_root(view: SeatView) -> Path:
     except OSError:
         cwd = view.scratch
         os.chdir(cwd)
-    return cwd
+    return SeatRoot(cwd, owned)
 
 
 def read_only_paths(paths: Sequence[Path]) -> tuple[Path, ...]:

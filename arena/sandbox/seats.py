@@ -336,7 +336,8 @@ def new_seat_process(
     seen = exposure.seat_paths(argv, text, command=is_command(text), cwd=cwd, hidden=hidden)
     others = [f for f in map(Path, apart) if not any(p == f or f in p.parents for p in seen)]
     covered = tuple(dict.fromkeys([*hidden, *others]))
-    return SeatProcess(argv, limits, log=log, hidden=covered, cwd=str(cwd), exposed=seen)
+    own = exposure.own_paths(seen)
+    return SeatProcess(argv, limits, log=log, hidden=covered, cwd=str(cwd), exposed=seen, own=own)
 
 
 def handshake(process: SeatProcess, move_timeout: float | None, random_seed: int) -> dict[str, Any]:
