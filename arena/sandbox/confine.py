@@ -15,6 +15,8 @@ bots").  In the order they are raised:
   its entry's files, read-only, and a scratch folder of bounded size; nothing else.
 - ``pids-cgroup``, ``memory-cgroup``: as root, the seat and all it starts are counted together
   in control groups of their own (:mod:`arena.sandbox.cgroups`).
+- ``cpu-cgroup``: as root, the seat and all it starts share at most one CPU, and get CPU
+  before other seats only while arena waits for their reply (:mod:`arena.sandbox.on_move`).
 - ``no-capabilities``: when arena runs as root, the seat keeps uid 0 but loses every
   capability for good.
 - ``landlock``: where the kernel offers Landlock, the seat may create, write or delete files
