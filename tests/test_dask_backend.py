@@ -556,6 +556,7 @@ class CpuProbe(GreedyPlayer):
 """
 
 
+@pytest.mark.slow
 def test_a_seat_on_a_dask_worker_gets_a_cpu_group_of_its_own_as_locally(cluster, tmp_path: Path) -> None:
     # The probe raises unless its seat runs in a cpu group of its own (docs/security.md, fair
     # CPU); on a worker it must play like greedy, as here.
