@@ -135,3 +135,57 @@ def test_an_honest_seats_timeouts_do_not_depend_on_a_cpu_burning_opponent(
     assert burning["thinker"].get("timeout", 0) == idle["thinker"].get("timeout", 0) == 0, burning
     # The burner played its games (its children spun through them) and broke no limit.
     assert burning["cpu-burner"] == {"ok": GAMES}, burning
+
+
+def test_only_the_seat_arena_waits_for_has_the_full_weight(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every exchange with a seat starts with that seat at a plain process's weight and every
+    other seat of the process at the least, each seat's group at one CPU (arena/sandbox/on_move.py)."""
+    from arena.engine import STANDARD
+    from arena.players import play_match
+    from arena.sandbox import SeatLimits, SeatPool, cgroups, load_player, on_move
+
+    if _cpu_parent() is None:
+        pytest.skip("needs root and the cpu cgroup controller")
+    limits = SeatLimits()
+    player = load_player("greedy", isolate=True, limits=limits, move_timeout=10.0)
+    pool = SeatPool([player, player], limits, 10.0)
+    seen: list[tuple[int, dict[int, str]]] = []
+    give = on_move.give
+    full, least = "", ""
+
+    def watched(reaper: int) -> None:
+        nonlocal full, least
+        give(reaper)
+        weights = {}
+        for seat in live:
+            found = cgroups.weight_file(seat)
+            assert found is not None
+            full, least = found[1]
+            with contextlib.suppress(FileNotFoundError):  # a seat still starting
+                weights[seat] = found[0].read_text().strip()
+        seen.append((reaper, weights))
+
+    monkeypatch.setattr(on_move, "give", watched)
+    rules = STANDARD.replace(name="cpu-test", target=3000, exact_target=False)
+    try:
+        pool.start_early([(0, 0), (1, 0), (0, 1), (1, 1)])
+        live = [process.pid for process in pool._starting.values()]
+        for game in range(2):
+            play_match(rules, [pool.seat(0, game), pool.seat(1, game)], 7, move_timeout=10.0)
+        groups = [g for seat in live for g in cgroups.seat_groups(seat) if (g / "cpu.weight").exists()]
+        groups = groups or [
+            g for seat in live for g in cgroups.seat_groups(seat) if (g / "cpu.shares").exists()
+        ]
+        quotas = {
+            (g / "cpu.cfs_quota_us").read_text().strip()
+            if (g / "cpu.cfs_quota_us").exists()
+            else (g / "cpu.max").read_text().split()[0]
+            for g in groups
+        }
+    finally:
+        pool.close()
+    assert len(seen) > 20 and {reaper for reaper, _ in seen} == set(live)
+    for reaper, weights in seen:
+        assert weights.get(reaper, full) == full, (reaper, weights)
+        assert all(w == least for seat, w in weights.items() if seat != reaper), (reaper, weights)
+    assert len(groups) == 4 and quotas == {str(cgroups.QUOTA_US)}

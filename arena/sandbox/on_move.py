@@ -55,16 +55,16 @@ def give(reaper: int) -> None:
     here the least.  A group not made yet (a seat still starting) is tried again next time."""
     global _holder
     _own()
-    if not _usable or reaper == _holder:
+    if not _usable or (reaper == _holder and not _fresh):
         return
-    if _holder is not None:
+    if _holder is not None and _holder != reaper:
         _set(_holder, full=False)  # it has answered, so its group exists if it ever will
     for other in [seat for seat in _fresh if seat != reaper]:
         if _set(other, full=False):
             _fresh.discard(other)
     if reaper in _fresh:
         _fresh.discard(reaper)  # still at the full weight it started with
-    else:
+    elif reaper != _holder:
         _set(reaper, full=True)
     _holder = reaper
 
