@@ -537,6 +537,48 @@ def test_the_run_folder_is_hidden_from_seats_on_a_dask_worker(
     assert csv_bytes(remote) == csv_bytes(honest)
 
 
+CPU_PROBE = """
+import os
+from pathlib import Path
+
+from arena.players.builtin.greedy import GreedyPlayer
+
+
+class CpuProbe(GreedyPlayer):
+    name = "greedy"
+
+    def start_game(self, info):
+        layers = os.environ.get("ARENA_SEAT_LAYERS", "").split(",")
+        lines = Path("/proc/self/cgroup").read_text().splitlines()
+        groups = [line for line in lines if "cpu" in line.split(":")[1].split(",") or line.startswith("0::")]
+        if "cpu-cgroup" not in layers or not any("/arena-seat-" in line for line in groups):
+            raise RuntimeError(f"no cpu group of its own: {layers} {groups}")
+"""
+
+
+@pytest.mark.slow
+def test_a_seat_on_a_dask_worker_gets_a_cpu_group_of_its_own_as_locally(cluster, tmp_path: Path) -> None:
+    # The probe raises unless its seat runs in a cpu group of its own (docs/security.md, fair
+    # CPU); on a worker it must play like greedy, as here.
+    if os.geteuid() != 0 or not any(
+        ":cpu" in line for line in Path("/proc/self/cgroup").read_text().splitlines()
+    ):
+        pytest.skip("needs root and the cpu cgroup controller")
+    local_cluster, _ = cluster
+    probe = tmp_path / "cpu_probe.py"
+    probe.write_text(CPU_PROBE)
+    options = {"games": 2, "chunk_games": 2}
+    remote = played(
+        tmp_path / "dask",
+        [str(probe), "threshold"],
+        isolate=True,
+        dask=local_cluster.scheduler_address,
+        **options,
+    )
+    honest = played(tmp_path / "honest", ["greedy", "threshold"], isolate=False, dask=None, **options)
+    assert csv_bytes(remote) == csv_bytes(honest)
+
+
 DIES_OUTSIDE = """
 import os
 import sys

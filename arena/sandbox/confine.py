@@ -19,6 +19,8 @@ bots").  In the order they are raised:
   a user and group id of its own (:func:`seat_id`), so what the kernel counts per user
   (inotify instances, processes, pipe buffers, queued signals, message queue bytes) is neither
   root's nor another seat's, and it owns no file of the runtime.
+- ``cpu-cgroup``: as root, the seat and all it starts share at most one CPU, and get CPU
+  before other seats only while arena waits for their reply (:mod:`arena.sandbox.on_move`).
 - ``no-capabilities``: when arena runs as root, the seat loses every capability for good.
 - ``landlock``: where the kernel offers Landlock, the seat may create, write or delete files
   only in its own scratch folder (``$TMPDIR``); ``no_new_privs`` is set with it.

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from arena.players.timeout import MoveTimeout
-from arena.sandbox import cgroups, confine, syscalls, wire
+from arena.sandbox import cgroups, confine, on_move, syscalls, wire
 from arena.sandbox.limits import LimitError, SeatLimits, in_force
 from arena.sandbox.seat_root import RootError, SeatView, enter_seat_root
 
@@ -102,6 +102,7 @@ class SeatProcess:
             os.close(fd)
         self.pid = pid
         self.alive = True
+        on_move.started(pid)
         self._to = to_seat_w
         self._from = from_seat_r
         self._err = err_r
@@ -127,6 +128,7 @@ class SeatProcess:
         """As :meth:`request`, but the reply is the line as the seat sent it, not yet decoded
         (:meth:`decoded` does that); a reply made up here (the seat ended, or sent a line past
         the limit) is a message already."""
+        on_move.give(self.pid)  # the CPU goes to the seat arena waits for
         started = time.perf_counter()
         deadline = None if limit is None else started + limit + grace
         late = self._send(message, deadline)
@@ -336,6 +338,7 @@ class SeatProcess:
             self._scratch = None
 
     def _close_fds(self) -> None:
+        on_move.forget(self.pid)
         cgroups.remove_seat_groups(self.pid)
         for fd in (self._to, self._from, self._err):
             with contextlib.suppress(OSError):
@@ -410,7 +413,8 @@ def _reaper_and_seat(
             if covered and seat.hidden:
                 layers.append("hidden")
         counted = cgroups.join_seat_groups(seat.limits.memory_mb, seat.limits.processes, reaper)
-        layers += [name for name, done in zip(("pids-cgroup", "memory-cgroup"), counted, strict=True) if done]
+        names = ("pids-cgroup", "memory-cgroup", "cpu-cgroup")
+        layers += [name for name, done in zip(names, counted, strict=True) if done]
         own_id = None
         if "namespaces" in layers and seat.exposed is not None:
             # A user id of its own where arena is root (in a user namespace, arena's id is it).
