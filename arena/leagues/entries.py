@@ -10,7 +10,9 @@ older versions stay in the history and stop playing.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
+import os
 import shutil
 import sqlite3
 from dataclasses import dataclass
@@ -19,11 +21,15 @@ from pathlib import Path
 
 from arena.players.loading import StrategyError, split_spec
 from arena.players.names import fold_spaces, name_refusal
+from arena.safe_files import ENTRY_FILE_LIMIT, SOURCE_FILE_LIMIT, read_entry_bytes
 from arena.sandbox import load_player
+from arena.sandbox.exposure import link_on_the_way
 from arena.sandbox.seats import is_command
 from arena.tournaments.spec import DEFAULT_MOVE_TIMEOUT, command_identity
 
 ENTRIES_FOLDER = "entries"
+#: The most .py files a module entry's package may hold: each is read to fingerprint it.
+MODULE_FILES_LIMIT = 10_000
 
 
 class EntryRefused(ValueError):
@@ -68,8 +74,21 @@ def _module_bytes(text: str) -> bytes:
         paths = module_paths(module)
     except StrategyError:
         return b""
-    files = sorted(p for path in paths for p in ([path] if path.is_file() else path.rglob("*.py")))
-    return b"".join(f.read_bytes() for f in files if f.is_file())
+    found = (p for path in paths for p in ([path] if path.is_file() else path.rglob("*.py")))
+    files = sorted(itertools.islice(found, MODULE_FILES_LIMIT + 1))  # a folder of millions: not listed whole
+    if len(files) > MODULE_FILES_LIMIT:
+        raise StrategyError(f"{module}: its package holds more than {MODULE_FILES_LIMIT:,} .py files")
+    parts: list[bytes] = []
+    for file in files:
+        try:
+            parts.append(read_entry_bytes(file, SOURCE_FILE_LIMIT))
+        except FileNotFoundError:
+            continue
+        except OSError as exc:  # a FIFO named x.py, a source past the cap
+            raise StrategyError(f"{module}: cannot read {file}: {exc.strerror}") from None
+        if sum(map(len, parts)) > ENTRY_FILE_LIMIT:
+            raise StrategyError(f"{module}: its files add up to more than {ENTRY_FILE_LIMIT >> 20} MiB")
+    return b"".join(parts)
 
 
 def content_sha(text: str, kind: str, source: bytes | None = None, rest: str = "") -> str:
@@ -114,6 +133,25 @@ def _file_part(text: str) -> tuple[Path, str] | None:
     return Path(path_text), rest
 
 
+def _entry_source(text: str, path: Path) -> bytes:
+    """The bytes of a file entry, read as every file an entry names is
+    (:func:`arena.safe_files.read_entry_bytes`: a regular file of at most
+    :data:`~arena.safe_files.SOURCE_FILE_LIMIT` bytes, opened without blocking) and never
+    through a symbolic link (the league stores and plays a copy, which must be the entry's own
+    file, not whatever a link in a handed folder points at); EntryRefused in one line."""
+    if not os.path.lexists(path):
+        raise EntryRefused(f"{text}: cannot read {path}: no such file")
+    link = link_on_the_way(str(path), Path.cwd())
+    if link is not None:
+        raise EntryRefused(
+            f"{text}: {link} is a symbolic link; a league copies an entry's own file, so name the real path"
+        )
+    try:
+        return read_entry_bytes(path, SOURCE_FILE_LIMIT)
+    except OSError as exc:
+        raise EntryRefused(f"{text}: cannot read {path}: {exc.strerror}") from None
+
+
 def add_entry(
     folder: Path, connection: sqlite3.Connection, text: str, name: str | None = None
 ) -> tuple[Entry, str]:
@@ -132,10 +170,7 @@ def add_entry(
     elif file_part is not None:
         kind = "file"
         path, rest = file_part
-        try:
-            source = path.read_bytes()
-        except OSError as exc:
-            raise EntryRefused(f"{text}: cannot read {path}: {exc.strerror}") from None
+        source = _entry_source(text, path)
     else:
         kind = "module-or-built-in"
     try:
