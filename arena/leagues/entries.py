@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from arena.players.loading import StrategyError, split_spec
-from arena.players.names import fold_spaces, name_refusal
+from arena.players.names import name_refusal, normal_name
 from arena.safe_files import ENTRY_FILE_LIMIT, SOURCE_FILE_LIMIT, read_entry_bytes
 from arena.sandbox import load_player
 from arena.sandbox.exposure import link_on_the_way
@@ -196,7 +196,7 @@ def add_entry(
         loaded = load_player(play_spec, isolate=True, limits=None, move_timeout=DEFAULT_MOVE_TIMEOUT)
     except StrategyError as exc:
         raise refuse(str(exc).replace(play_spec, text)) from None
-    chosen = fold_spaces(name) if name is not None else loaded.label
+    chosen = normal_name(name) if name is not None else loaded.label
     refusal = name_refusal(chosen)
     if refusal is not None:
         raise refuse(f"--name {chosen!r}: {refusal}")

@@ -40,7 +40,7 @@ from arena.players.builtin.perfect import PerfectPlayer
 from arena.players.builtin.random_player import RandomPlayer
 from arena.players.builtin.tactician import Tactician
 from arena.players.builtin.threshold import ThresholdPlayer
-from arena.players.names import fold_spaces, name_refusal, player_label
+from arena.players.names import name_refusal, normal_name, player_label
 from arena.players.parameters import Parameter, strategy_parameters
 from arena.players.protocol import Player
 from arena.players.text import visible
@@ -230,7 +230,7 @@ def _try_player(cls: type, params: dict[str, Any], ref: str) -> tuple[str, str]:
     refusal = name_refusal(name)
     if refusal is not None:
         return "error", f"{ref}: {refusal}"
-    return "ok", fold_spaces(name)
+    return "ok", normal_name(name)
 
 
 def in_child(reply: Callable[[], bytes], timeout: float) -> tuple[bytes, bool, int]:

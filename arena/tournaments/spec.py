@@ -19,7 +19,7 @@ from arena.engine import DEFAULT_MAX_ROUNDS, Ruleset
 from arena.engine.rules import MAX_VALUE
 from arena.players import PlayerSpec
 from arena.players.loading import StrategyError, why_not_seated
-from arena.players.names import fold_spaces, name_refusal
+from arena.players.names import name_refusal, normal_name
 from arena.safe_files import SOURCE_FILE_LIMIT, entry_sha256, named_file
 from arena.sandbox.limits import LimitError, SeatLimits
 
@@ -44,7 +44,7 @@ def player_from_class(cls: type, label: str | None = None, **params: Any) -> Pla
     refusal = name_refusal(name)
     if refusal is not None:
         raise StrategyError(f"{cls.__module__}:{cls.__qualname__}: {refusal}")
-    name = fold_spaces(name)
+    name = normal_name(name)
     return PlayerSpec(
         text=f"{cls.__module__}:{cls.__qualname__}", label=name, cls=cls, params=params, source="class"
     )
