@@ -3,8 +3,10 @@
 An entry is a file (``bot.py:Class``), a module, a built-in or a ``cmd:`` program.  A file's
 bytes are copied into the league (``entries/<sha>/``) and the league plays that copy, so an
 entry changed on disk after it was added changes nothing until it is added again, as a new
-version.  Adding the same name with other content makes a new version of that entrant; the
-older versions stay in the history and stop playing.
+version.  Only the organiser makes a new version: adding other content under an active
+entrant's name, or an older version's content again, needs ``--name``; the older versions stay
+in the history and stop playing.  A name that looks like another active entrant's (the same
+TR39 skeleton, :func:`arena.players.names.skeleton`) is refused.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from arena.players.loading import StrategyError, split_spec
-from arena.players.names import name_refusal, normal_name
+from arena.players.names import look_alike, name_refusal, normal_name, unlike
 from arena.safe_files import ENTRY_FILE_LIMIT, SOURCE_FILE_LIMIT, read_entry_bytes
 from arena.sandbox import load_player
 from arena.sandbox.exposure import link_on_the_way
@@ -200,11 +202,26 @@ def add_entry(
     refusal = name_refusal(chosen)
     if refusal is not None:
         raise refuse(f"--name {chosen!r}: {refusal}")
+    active = [
+        row["name"] for row in connection.execute("SELECT name FROM entries WHERE active = 1 ORDER BY id")
+    ]
+    twin = look_alike(chosen, active)
+    if twin is not None:
+        # A person must tell the rows of the table apart (docs/league.md, "Names").
+        raise refuse(
+            f"{text}: its name {chosen!r} looks like the active entrant {twin!r}{unlike(chosen, twin)}; "
+            "give it a name that reads differently with --name"
+        )
     same = connection.execute(
         "SELECT * FROM entries WHERE name = ? AND content_sha256 = ?", (chosen, sha)
     ).fetchone()
+    if same is not None and not same["active"] and name is None:
+        raise refuse(
+            f"{text} is an earlier version of the entrant {chosen!r}: to make it play again in place "
+            f"of the current one, add it with --name {chosen!r}"
+        )
     if same is not None:
-        if not same["active"]:  # an earlier version given again: it plays again
+        if not same["active"]:  # an earlier version given again, by the organiser: it plays again
             with connection:
                 connection.execute("UPDATE entries SET active = 0 WHERE name = ?", (chosen,))
                 connection.execute("UPDATE entries SET active = 1 WHERE id = ?", (same["id"],))
@@ -214,8 +231,9 @@ def add_entry(
     current = connection.execute(
         "SELECT spec FROM entries WHERE name = ? AND active = 1", (chosen,)
     ).fetchone()
-    if current is not None and name is None and current["spec"] != text:
-        # An entry's own name must not replace another entrant: the organiser says so.
+    if current is not None and name is None:
+        # An entry's own name never replaces an entrant, not even from the same path (a second
+        # submission saved over the first): only the organiser's --name makes a new version.
         raise refuse(
             f"{text} calls itself {chosen!r}, the name of the entrant added from {current['spec']}: "
             f"to make it {chosen}'s new version, add it with --name {chosen!r}; else give it another --name"

@@ -19,7 +19,7 @@ from arena.engine import DEFAULT_MAX_ROUNDS, Ruleset
 from arena.engine.rules import MAX_VALUE
 from arena.players import PlayerSpec
 from arena.players.loading import StrategyError, why_not_seated
-from arena.players.names import name_refusal, normal_name
+from arena.players.names import name_refusal, normal_name, skeleton
 from arena.safe_files import SOURCE_FILE_LIMIT, entry_sha256, named_file
 from arena.sandbox.limits import LimitError, SeatLimits
 
@@ -51,14 +51,19 @@ def player_from_class(cls: type, label: str | None = None, **params: Any) -> Pla
 
 
 def unique_labels(players: tuple[PlayerSpec, ...]) -> tuple[PlayerSpec, ...]:
-    """Players with #2, #3 ... added to labels that would otherwise repeat."""
-    seen: dict[str, int] = {}
+    """Players with #2, #3 ... added to labels that would otherwise repeat or look alike (the
+    same TR39 skeleton, :func:`arena.players.names.skeleton`: ``optimal`` and ``оptimal``
+    with a Cyrillic о become ``optimal`` and ``оptimal#2``), so a person tells every row of a
+    table apart.  A number already taken is skipped, so the labels come out unique."""
+    taken: set[str] = set()
     result = []
     for player in players:
-        seen[player.label] = seen.get(player.label, 0) + 1
-        if seen[player.label] > 1:
-            player = dataclasses.replace(player, label=f"{player.label}#{seen[player.label]}")
-        result.append(player)
+        label, number = player.label, 1
+        while skeleton(label) in taken:
+            number += 1
+            label = f"{player.label}#{number}"
+        taken.add(skeleton(label))
+        result.append(player if label == player.label else dataclasses.replace(player, label=label))
     return tuple(result)
 
 
