@@ -24,6 +24,14 @@ that report ``exc.strerror`` need nothing new.  :func:`refuse_unsafe` checks a w
 before it is written.  Reading follows links, as the reading commands always have (a link can
 only make them read the wrong file), but refuses what is not a regular file all the same.
 
+The same walls bound every file an *entry* names (a strategy's source, a ``cmd:`` program and
+the files its arguments name), which arena reads to copy, import or fingerprint it:
+:func:`entry_sha256`, :func:`read_entry_bytes`, :func:`check_entry_file` and :func:`named_file`
+accept only a regular file, and refuse one past :data:`SOURCE_FILE_LIMIT` or
+:data:`ENTRY_FILE_LIMIT` by its size before reading it (a sparse file of terabytes costs no
+read at all).  The size alone is the test: a file system that compresses makes a file's blocks
+a poor sign of sparseness.
+
 The folders above a run folder are the user's own and may be links; the run folder itself and
 everything in it may not.  This module imports nothing from arena, so every room may use it.
 """
