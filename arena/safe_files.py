@@ -24,6 +24,14 @@ that report ``exc.strerror`` need nothing new.  :func:`refuse_unsafe` checks a w
 before it is written.  Reading follows links, as the reading commands always have (a link can
 only make them read the wrong file), but refuses what is not a regular file all the same.
 
+The same walls bound every file an *entry* names (a strategy's source, a ``cmd:`` program and
+the files its arguments name), which arena reads to copy, import or fingerprint it:
+:func:`entry_sha256`, :func:`read_entry_bytes`, :func:`check_entry_file` and :func:`named_file`
+accept only a regular file, and refuse one past :data:`SOURCE_FILE_LIMIT` or
+:data:`ENTRY_FILE_LIMIT` by its size before reading it (a sparse file of terabytes costs no
+read at all).  The size alone is the test: a file system that compresses makes a file's blocks
+a poor sign of sparseness.
+
 The folders above a run folder are the user's own and may be links; the run folder itself and
 everything in it may not.  This module imports nothing from arena, so every room may use it.
 """
@@ -33,6 +41,7 @@ from __future__ import annotations
 import collections
 import contextlib
 import errno
+import hashlib
 import io
 import json
 import os
@@ -58,6 +67,16 @@ LINK = "it is a symbolic link, and arena never writes through one"
 #: The most bytes read from a small file of a run folder (spec.json, run.json): arena writes a
 #: few KiB there, a spec with hundreds of players well under 1 MiB.
 SMALL_FILE_LIMIT = 16 << 20
+#: The most bytes of a file an entry names that arena reads or hashes: a ``cmd:`` program, a
+#: file its arguments name (a script, a model's weights).  A Python interpreter is 6 MiB, node
+#: about 100 MiB; past this, hashing it at every start would cost seconds (a sparse 16 TiB
+#: file, days), so it is refused instead.
+ENTRY_FILE_LIMIT = 256 << 20
+#: The most bytes of a Python strategy's source (a ``.py`` file arena parses, and copies into a
+#: league): the largest example is a few KiB, a strategy with a table in it a few MiB.
+SOURCE_FILE_LIMIT = 16 << 20
+#: What TooLarge says of a file an entry names.
+ENTRY_CAP = "the most arena reads of a file an entry names"
 
 
 class FileRefused(OSError):
@@ -84,10 +103,11 @@ class NotRegular(FileRefused):
 
 
 class TooLarge(FileRefused):
-    """A small file of a run folder (spec.json, run.json) is larger than arena ever writes."""
+    """A small file of a run folder (spec.json, run.json) is larger than arena ever writes, or
+    a file an entry names is larger than its cap (``what`` says which)."""
 
-    def __init__(self, path: Path, limit: int) -> None:
-        why = f"it is larger than {limit / (1 << 20):g} MiB, far more than arena writes there"
+    def __init__(self, path: Path, limit: int, what: str = "far more than arena writes there") -> None:
+        why = f"it is larger than {limit / (1 << 20):g} MiB, {what}"
         super().__init__(path, why, errno.EFBIG)
 
 
@@ -282,6 +302,64 @@ def read_bytes(path: Path, limit: int = SMALL_FILE_LIMIT) -> bytes:
     if total > limit:
         raise TooLarge(path, limit)
     return b"".join(parts)
+
+
+def read_entry_bytes(path: Path, limit: int = SOURCE_FILE_LIMIT) -> bytes:
+    """The bytes of a file an entry names (a strategy's source), read as :func:`read_bytes`
+    reads: only a regular file, opened without blocking, refused past ``limit`` bytes."""
+    try:
+        return read_bytes(path, limit)
+    except TooLarge:
+        raise TooLarge(path, limit, ENTRY_CAP) from None
+
+
+def check_entry_file(path: Path, limit: int = SOURCE_FILE_LIMIT) -> None:
+    """Raise a :class:`FileRefused` unless ``path`` (links followed) is a regular file of at
+    most ``limit`` bytes; nothing is read.  For a file something else reads next (Python's
+    import of a strategy file), so a FIFO can't hang it and a huge file can't fill memory."""
+    with open_read(path) as file:
+        if os.fstat(file.fileno()).st_size > limit:
+            raise TooLarge(path, limit, ENTRY_CAP)
+
+
+def named_file(name: str, limit: int = ENTRY_FILE_LIMIT) -> bool:
+    """Whether ``name`` (a ``cmd:`` program or argument, links followed) is a regular file to
+    read or hash: True for one of at most ``limit`` bytes; False for a folder (a seat sees it,
+    arena reads none of it), one of the devices under ``/dev`` that every seat has, or a word
+    that names nothing.  A FIFO, socket or other device, or a regular file past ``limit``, is a
+    :class:`FileRefused`: only looked at (``stat``), never opened, so it can't hang anything."""
+    try:
+        info = os.stat(name)
+    except (OSError, ValueError):  # nothing there, a name too long, a NUL
+        return False
+    if stat.S_ISDIR(info.st_mode):
+        return False
+    if not stat.S_ISREG(info.st_mode):
+        if os.path.realpath(name).startswith("/dev/") and not stat.S_ISFIFO(info.st_mode):
+            return False
+        raise NotRegular(Path(name), info.st_mode)
+    if info.st_size > limit:
+        raise TooLarge(Path(name), limit, ENTRY_CAP)
+    return True
+
+
+def entry_sha256(path: Path, limit: int = ENTRY_FILE_LIMIT) -> str:
+    """The SHA-256 of a file an entry names (a ``cmd:`` program, a file its arguments name),
+    read in pieces as :func:`open_read` opens it: only a regular file (a FIFO, device or socket
+    is :class:`NotRegular` at once, never a hang), and :class:`TooLarge` past ``limit`` bytes,
+    checked before reading (a sparse giant is refused by its size, not read) and while reading
+    (a file that grows)."""
+    digest = hashlib.sha256()
+    with open_read(path) as file:
+        if os.fstat(file.fileno()).st_size > limit:
+            raise TooLarge(path, limit, ENTRY_CAP)
+        total = 0
+        while piece := file.read(min(1 << 20, limit + 1 - total)):
+            total += len(piece)
+            if total > limit:
+                raise TooLarge(path, limit, ENTRY_CAP)
+            digest.update(piece)
+    return digest.hexdigest()
 
 
 def read_text(path: Path, limit: int = SMALL_FILE_LIMIT) -> str:

@@ -89,7 +89,7 @@ def test_a_league_of_six_survives_a_sigkill_and_rates_every_pair_in_full(tmp_pat
     arena("league", "init", str(folder), "--games", str(games), "--seed", "7")
     arena("league", "add", str(folder), str(banker))
     banker.write_text(BANKER.replace("BANK_AT", "600"))  # a new version of the same entrant
-    added = arena("league", "add", str(folder), str(banker))
+    added = arena("league", "add", str(folder), str(banker), "--name", "banker")
     assert "banker version 2" in added.stdout
     again = arena("league", "add", str(folder), str(banker))
     assert "nothing added" in again.stdout

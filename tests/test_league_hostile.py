@@ -58,7 +58,7 @@ def test_a_program_changed_after_it_was_added_is_not_played_until_added_again(tm
     report = league.run(progress=False)
     assert report.played == 2  # random against threshold; not against the changed program
     assert len(report.skipped) == 1 and "greedy-bot version 1: its program changed" in report.skipped[0]
-    entry, new = league.add(f"cmd:{sys.executable} {program}")
+    entry, new = league.add(f"cmd:{sys.executable} {program}", name="greedy-bot")
     assert new and entry.version == 2
     assert league.run(progress=False).played == 4 and league.run(progress=False).skipped == ()
 
@@ -72,7 +72,9 @@ def test_an_entry_may_not_take_another_entrants_name_unless_the_organiser_says_s
     assert len(list((tmp_path / "a" / "entries").iterdir())) == 1  # and nothing was stored
     second, new = league.add(str(tmp_path / "impostor.py"), name="steady")  # said by the organiser
     assert new and second.version == 2
-    again, new = league.add(str(tmp_path / "real.py"))  # the first version, given again, plays again
+    with pytest.raises(LeagueError, match="an earlier version of the entrant 'steady'"):
+        league.add(str(tmp_path / "real.py"))  # not without the organiser's word
+    again, new = league.add(str(tmp_path / "real.py"), name="steady")  # the first version plays again
     assert new and again.id == first.id and [e.id for e in league.entries()] == [first.id]
     league.close()
     impostor = str(tmp_path / "impostor.py")
@@ -115,7 +117,9 @@ def test_a_refused_add_keeps_the_stored_copy_an_active_entry_plays(
 def test_an_entry_that_kills_its_process_in_a_trusted_run_is_one_line(tmp_path: Path) -> None:
     killer = tmp_path / "killer.py"
     killer.write_text(
-        BOT.replace("NAME", "killer").replace("BANK_AT", "300").replace(
+        BOT.replace("NAME", "killer")
+        .replace("BANK_AT", "300")
+        .replace(
             "        keep = view.legal_keeps[0]\n",
             "        import os, signal\n"
             "        os.kill(os.getppid(), signal.SIGKILL)\n"
@@ -190,3 +194,43 @@ def test_games_are_written_in_small_batches(tmp_path: Path) -> None:
         workers=2, on_batch=lambda r: sizes.append(r.stop - r.start),
     )  # fmt: skip
     assert sum(sizes) == 40 and max(sizes) <= BATCH_GAMES and len(sizes) >= 4
+
+
+def test_a_second_submission_saved_at_the_first_ones_path_does_not_replace_it(tmp_path: Path) -> None:
+    league = League.create(tmp_path / "a", games=2)
+    path = bot(tmp_path / "bot.py", "alice")
+    first, _ = league.add(str(path))
+    bot(path, "alice", 900)  # another person's file, saved over alice's, calling itself alice
+    with pytest.raises(LeagueError, match="calls itself 'alice', the name of the entrant added from"):
+        league.add(str(path))
+    assert [e.id for e in league.entries()] == [first.id]
+    second, new = league.add(str(path), name="alice")  # the organiser says it is alice's
+    assert new and second.version == 2
+
+
+LOOK_ALIKES = [
+    "\u043eptimal",  # a Cyrillic о
+    "optim\u0430l",  # a Cyrillic а
+    "optimal\ufe0f",  # a variation selector
+    "optimal\u034f",  # the combining grapheme joiner
+    "\uff4f\uff50\uff54\uff49\uff4d\uff41\uff4c",  # full width, the same name once normalised
+]
+
+
+@pytest.mark.parametrize("name", LOOK_ALIKES)
+def test_a_name_that_reads_as_an_active_entrants_is_refused_in_one_line(tmp_path: Path, name: str) -> None:
+    league = League.create(tmp_path / "a", games=2)
+    league.add("threshold", name="optimal")
+    impostor = bot(tmp_path / "impostor.py", name)  # the entry's own name, no --name
+    code, _, err = cli_run("league", "add", str(tmp_path / "a"), str(impostor))
+    assert code == 1 and err.count("\n") == 1, err
+    named = ("looks like the active entrant 'optimal'", "calls itself 'optimal'", "invisible character")
+    assert any(words in err for words in named), err
+    assert [e.name for e in League(tmp_path / "a").entries()] == ["optimal"]
+
+
+def test_names_in_any_script_are_accepted_and_normalised(tmp_path: Path) -> None:
+    league = League.create(tmp_path / "a", games=2)
+    for name in ("Jürgen", "小明", "Ολυμπία", "\uff42\uff4f\uff54"):
+        league.add("greedy", name=name)
+    assert [e.name for e in league.entries()] == ["Jürgen", "小明", "Ολυμπία", "bot"]

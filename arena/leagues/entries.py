@@ -3,14 +3,18 @@
 An entry is a file (``bot.py:Class``), a module, a built-in or a ``cmd:`` program.  A file's
 bytes are copied into the league (``entries/<sha>/``) and the league plays that copy, so an
 entry changed on disk after it was added changes nothing until it is added again, as a new
-version.  Adding the same name with other content makes a new version of that entrant; the
-older versions stay in the history and stop playing.
+version.  Only the organiser makes a new version: adding other content under an active
+entrant's name, or an older version's content again, needs ``--name``; the older versions stay
+in the history and stop playing.  A name that looks like another active entrant's (the same
+TR39 skeleton, :func:`arena.players.names.skeleton`) is refused.
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
+import os
 import shutil
 import sqlite3
 from dataclasses import dataclass
@@ -18,12 +22,16 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from arena.players.loading import StrategyError, split_spec
-from arena.players.names import fold_spaces, name_refusal
+from arena.players.names import look_alike, name_refusal, normal_name, unlike
+from arena.safe_files import ENTRY_FILE_LIMIT, SOURCE_FILE_LIMIT, read_entry_bytes
 from arena.sandbox import load_player
+from arena.sandbox.exposure import link_on_the_way
 from arena.sandbox.seats import is_command
 from arena.tournaments.spec import DEFAULT_MOVE_TIMEOUT, command_identity
 
 ENTRIES_FOLDER = "entries"
+#: The most .py files a module entry's package may hold: each is read to fingerprint it.
+MODULE_FILES_LIMIT = 10_000
 
 
 class EntryRefused(ValueError):
@@ -68,8 +76,21 @@ def _module_bytes(text: str) -> bytes:
         paths = module_paths(module)
     except StrategyError:
         return b""
-    files = sorted(p for path in paths for p in ([path] if path.is_file() else path.rglob("*.py")))
-    return b"".join(f.read_bytes() for f in files if f.is_file())
+    found = (p for path in paths for p in ([path] if path.is_file() else path.rglob("*.py")))
+    files = sorted(itertools.islice(found, MODULE_FILES_LIMIT + 1))  # a folder of millions: not listed whole
+    if len(files) > MODULE_FILES_LIMIT:
+        raise StrategyError(f"{module}: its package holds more than {MODULE_FILES_LIMIT:,} .py files")
+    parts: list[bytes] = []
+    for file in files:
+        try:
+            parts.append(read_entry_bytes(file, SOURCE_FILE_LIMIT))
+        except FileNotFoundError:
+            continue
+        except OSError as exc:  # a FIFO named x.py, a source past the cap
+            raise StrategyError(f"{module}: cannot read {file}: {exc.strerror}") from None
+        if sum(map(len, parts)) > ENTRY_FILE_LIMIT:
+            raise StrategyError(f"{module}: its files add up to more than {ENTRY_FILE_LIMIT >> 20} MiB")
+    return b"".join(parts)
 
 
 def content_sha(text: str, kind: str, source: bytes | None = None, rest: str = "") -> str:
@@ -114,6 +135,25 @@ def _file_part(text: str) -> tuple[Path, str] | None:
     return Path(path_text), rest
 
 
+def _entry_source(text: str, path: Path) -> bytes:
+    """The bytes of a file entry, read as every file an entry names is
+    (:func:`arena.safe_files.read_entry_bytes`: a regular file of at most
+    :data:`~arena.safe_files.SOURCE_FILE_LIMIT` bytes, opened without blocking) and never
+    through a symbolic link (the league stores and plays a copy, which must be the entry's own
+    file, not whatever a link in a handed folder points at); EntryRefused in one line."""
+    if not os.path.lexists(path):
+        raise EntryRefused(f"{text}: cannot read {path}: no such file")
+    link = link_on_the_way(str(path), Path.cwd())
+    if link is not None:
+        raise EntryRefused(
+            f"{text}: {link} is a symbolic link; a league copies an entry's own file, so name the real path"
+        )
+    try:
+        return read_entry_bytes(path, SOURCE_FILE_LIMIT)
+    except OSError as exc:
+        raise EntryRefused(f"{text}: cannot read {path}: {exc.strerror}") from None
+
+
 def add_entry(
     folder: Path, connection: sqlite3.Connection, text: str, name: str | None = None
 ) -> tuple[Entry, str]:
@@ -132,10 +172,7 @@ def add_entry(
     elif file_part is not None:
         kind = "file"
         path, rest = file_part
-        try:
-            source = path.read_bytes()
-        except OSError as exc:
-            raise EntryRefused(f"{text}: cannot read {path}: {exc.strerror}") from None
+        source = _entry_source(text, path)
     else:
         kind = "module-or-built-in"
     try:
@@ -161,15 +198,30 @@ def add_entry(
         loaded = load_player(play_spec, isolate=True, limits=None, move_timeout=DEFAULT_MOVE_TIMEOUT)
     except StrategyError as exc:
         raise refuse(str(exc).replace(play_spec, text)) from None
-    chosen = fold_spaces(name) if name is not None else loaded.label
+    chosen = normal_name(name) if name is not None else loaded.label
     refusal = name_refusal(chosen)
     if refusal is not None:
         raise refuse(f"--name {chosen!r}: {refusal}")
+    active = [
+        row["name"] for row in connection.execute("SELECT name FROM entries WHERE active = 1 ORDER BY id")
+    ]
+    twin = look_alike(chosen, active)
+    if twin is not None:
+        # A person must tell the rows of the table apart (docs/league.md, "Names").
+        raise refuse(
+            f"{text}: its name {chosen!r} looks like the active entrant {twin!r}{unlike(chosen, twin)}; "
+            "give it a name that reads differently with --name"
+        )
     same = connection.execute(
         "SELECT * FROM entries WHERE name = ? AND content_sha256 = ?", (chosen, sha)
     ).fetchone()
+    if same is not None and not same["active"] and name is None:
+        raise refuse(
+            f"{text} is an earlier version of the entrant {chosen!r}: to make it play again in place "
+            f"of the current one, add it with --name {chosen!r}"
+        )
     if same is not None:
-        if not same["active"]:  # an earlier version given again: it plays again
+        if not same["active"]:  # an earlier version given again, by the organiser: it plays again
             with connection:
                 connection.execute("UPDATE entries SET active = 0 WHERE name = ?", (chosen,))
                 connection.execute("UPDATE entries SET active = 1 WHERE id = ?", (same["id"],))
@@ -179,8 +231,9 @@ def add_entry(
     current = connection.execute(
         "SELECT spec FROM entries WHERE name = ? AND active = 1", (chosen,)
     ).fetchone()
-    if current is not None and name is None and current["spec"] != text:
-        # An entry's own name must not replace another entrant: the organiser says so.
+    if current is not None and name is None:
+        # An entry's own name never replaces an entrant, not even from the same path (a second
+        # submission saved over the first): only the organiser's --name makes a new version.
         raise refuse(
             f"{text} calls itself {chosen!r}, the name of the entrant added from {current['spec']}: "
             f"to make it {chosen}'s new version, add it with --name {chosen!r}; else give it another --name"

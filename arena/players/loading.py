@@ -40,10 +40,11 @@ from arena.players.builtin.perfect import PerfectPlayer
 from arena.players.builtin.random_player import RandomPlayer
 from arena.players.builtin.tactician import Tactician
 from arena.players.builtin.threshold import ThresholdPlayer
-from arena.players.names import fold_spaces, name_refusal, player_label
+from arena.players.names import name_refusal, normal_name, player_label
 from arena.players.parameters import Parameter, strategy_parameters
 from arena.players.protocol import Player
 from arena.players.text import visible
+from arena.safe_files import SOURCE_FILE_LIMIT, check_entry_file
 
 ENTRY_POINT_GROUP = "arena.strategies"
 #: Seconds a strategy's constructor may take when its spec is loaded (the default move timeout).
@@ -229,7 +230,7 @@ def _try_player(cls: type, params: dict[str, Any], ref: str) -> tuple[str, str]:
     refusal = name_refusal(name)
     if refusal is not None:
         return "error", f"{ref}: {refusal}"
-    return "ok", fold_spaces(name)
+    return "ok", normal_name(name)
 
 
 def in_child(reply: Callable[[], bytes], timeout: float) -> tuple[bytes, bool, int]:
@@ -380,8 +381,18 @@ def _entry_points() -> dict[str, Any]:
 
 
 def _import_file(path: Path) -> Any:
-    if not path.is_file():
+    """The module of a strategy file, imported once per process.  The file is checked first as
+    every file an entry names is (:func:`arena.safe_files.check_entry_file`): a FIFO, device or
+    socket, or a source past :data:`~arena.safe_files.SOURCE_FILE_LIMIT`, is refused in one
+    line before Python's import opens it, so it can neither hang nor fill memory."""
+    if not os.path.lexists(path):
         raise StrategyError(f"{path}: no such file")
+    try:
+        check_entry_file(path, SOURCE_FILE_LIMIT)
+    except FileNotFoundError:
+        raise StrategyError(f"{path}: no such file (a link to nothing)") from None
+    except OSError as exc:
+        raise StrategyError(f"{path}: cannot be read as a strategy file: {exc.strerror}") from None
     module_name = f"arena_user_strategy_{abs(hash(str(path.resolve()))):x}"
     module = sys.modules.get(module_name)
     if module is not None:

@@ -37,7 +37,7 @@ from typing import Any
 
 from arena.engine import DEFAULT_MAX_ROUNDS, Game, GameResult, IllegalAction, Ruleset, TurnEnd, TurnView
 from arena.engine.events import Event
-from arena.players.names import fold_spaces, name_refusal
+from arena.players.names import name_refusal, normal_name
 from arena.players.protocol import GameInfo, Player
 from arena.players.text import csv_text, visible
 from arena.players.timeout import MoveTimeout, move_clock
@@ -503,7 +503,7 @@ def _checked_name(seat: int, name: str) -> str:
     refusal = name_refusal(name)
     if refusal is not None:
         raise PlayerFault(seat, "error", refusal)
-    return fold_spaces(name)
+    return normal_name(name)
 
 
 #: The name a seat shows the others when its player failed before it could say one.

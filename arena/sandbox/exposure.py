@@ -35,6 +35,7 @@ from importlib.machinery import all_suffixes
 from pathlib import Path
 
 from arena.players.loading import StrategyError, split_spec
+from arena.safe_files import named_file
 
 #: System folders (or the links to them of a merged /usr).
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -144,6 +145,16 @@ def _refuse_link(name: str, link: Path | None, what: str) -> None:
         )
 
 
+def _refuse_unreadable(name: str, path: Path) -> None:
+    """StrategyError in one line if ``path`` is not what arena reads of an entry
+    (:func:`arena.safe_files.named_file`: a FIFO, socket or device, a file past the cap), so a
+    seat is never started on one (its program would read a sparse giant for minutes)."""
+    try:
+        named_file(str(path))
+    except OSError as exc:
+        raise StrategyError(f"the argument {name}: {exc.strerror}") from None
+
+
 def _find(part: str, folders: Sequence[str]) -> tuple[Path, list[Path] | None] | None:
     """Where the import system finds ``part`` among ``folders``, as (the folder it was found
     in, the package's folders, or None for a plain module), or None.  A regular package or a
@@ -226,6 +237,7 @@ def argument_paths(arguments: Sequence[str], cwd: Path, hidden: Sequence[Path]) 
         if _runtime_holds(path):
             continue  # such as a virtual environment's python: seen already, as runtime
         _refuse_link(argument, link_on_the_way(argument, cwd), "the argument")
+        _refuse_unreadable(argument, path)
         if path.is_file() or (path.is_dir() and not any(_inside(k, [path]) for k in keep_out)):
             found.append(path)
     return found

@@ -32,7 +32,7 @@ from typing import Any, BinaryIO
 from arena.engine import Action, GameResult, TurnEnd, TurnView
 from arena.players.loading import PlayerSpec, StrategyError, split_spec
 from arena.players.match import ReportedFailure, shorten
-from arena.players.names import fold_spaces, name_refusal, player_label
+from arena.players.names import name_refusal, normal_name, player_label
 from arena.players.protocol import GameInfo
 from arena.players.text import visible
 from arena.players.timeout import MoveTimeout
@@ -413,7 +413,7 @@ def load_isolated_player(text: str, limits: SeatLimits, move_timeout: float | No
         raise StrategyError(reason if named else f"{text}: {reason}") from None
     finally:
         process.close()
-    name = fold_spaces(reply["name"])
+    name = normal_name(reply["name"])
     about = reply.get("about")
     if not isinstance(about, dict):
         about = {}

@@ -7,7 +7,6 @@ reset at chunk boundaries (see :mod:`arena.tournaments.supervisor`)."""
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import json
@@ -20,7 +19,8 @@ from arena.engine import DEFAULT_MAX_ROUNDS, Ruleset
 from arena.engine.rules import MAX_VALUE
 from arena.players import PlayerSpec
 from arena.players.loading import StrategyError, why_not_seated
-from arena.players.names import fold_spaces, name_refusal
+from arena.players.names import name_refusal, normal_name, skeleton
+from arena.safe_files import SOURCE_FILE_LIMIT, entry_sha256, named_file
 from arena.sandbox.limits import LimitError, SeatLimits
 
 FORMATS = ("round-robin", "free-for-all", "gauntlet")
@@ -44,21 +44,26 @@ def player_from_class(cls: type, label: str | None = None, **params: Any) -> Pla
     refusal = name_refusal(name)
     if refusal is not None:
         raise StrategyError(f"{cls.__module__}:{cls.__qualname__}: {refusal}")
-    name = fold_spaces(name)
+    name = normal_name(name)
     return PlayerSpec(
         text=f"{cls.__module__}:{cls.__qualname__}", label=name, cls=cls, params=params, source="class"
     )
 
 
 def unique_labels(players: tuple[PlayerSpec, ...]) -> tuple[PlayerSpec, ...]:
-    """Players with #2, #3 ... added to labels that would otherwise repeat."""
-    seen: dict[str, int] = {}
+    """Players with #2, #3 ... added to labels that would otherwise repeat or look alike (the
+    same TR39 skeleton, :func:`arena.players.names.skeleton`: ``optimal`` and ``оptimal``
+    with a Cyrillic о become ``optimal`` and ``оptimal#2``), so a person tells every row of a
+    table apart.  A number already taken is skipped, so the labels come out unique."""
+    taken: set[str] = set()
     result = []
     for player in players:
-        seen[player.label] = seen.get(player.label, 0) + 1
-        if seen[player.label] > 1:
-            player = dataclasses.replace(player, label=f"{player.label}#{seen[player.label]}")
-        result.append(player)
+        label, number = player.label, 1
+        while skeleton(label) in taken:
+            number += 1
+            label = f"{player.label}#{number}"
+        taken.add(skeleton(label))
+        result.append(player if label == player.label else dataclasses.replace(player, label=label))
     return tuple(result)
 
 
@@ -304,10 +309,20 @@ def _player_identity(player: PlayerSpec) -> dict[str, Any]:
     ref = player.text.split(":", 1)[0] if player.source == "file" else ""
     if ref.endswith(".py") and Path(ref).is_file():
         # A changed strategy file makes different games: resuming with it is refused.
-        data["file_sha256"] = file_sha256(Path(ref))
+        data["file_sha256"] = _source_sha256(player.text, Path(ref))
     if player.source == "command":
         data.update(command_identity(player.text))
     return data
+
+
+def _source_sha256(text: str, path: Path) -> str:
+    """A strategy file's SHA-256, read as arena reads every file an entry names
+    (:func:`arena.safe_files.entry_sha256`, at most :data:`~arena.safe_files.SOURCE_FILE_LIMIT`
+    bytes); StrategyError with one line if it can't be."""
+    try:
+        return entry_sha256(path, SOURCE_FILE_LIMIT)
+    except OSError as exc:
+        raise StrategyError(f"{text}: cannot read {path} to fingerprint it: {exc.strerror}") from None
 
 
 def entry_files(text: str) -> dict[str, Any]:
@@ -320,7 +335,7 @@ def entry_files(text: str) -> dict[str, Any]:
         return command_identity(text)
     ref = text.strip().split(":", 1)[0]
     if ref.endswith(".py") and Path(ref).is_file():
-        return {"file_sha256": file_sha256(Path(ref))}
+        return {"file_sha256": _source_sha256(text, Path(ref))}
     return {}
 
 
@@ -330,19 +345,28 @@ def command_identity(text: str) -> dict[str, Any]:
     (the SHA-256 of each, by the argument as written).  A program or script replaced between
     runs plays different games, so ``--resume`` refuses it as it refuses a changed ``.py``.
 
-    A file the program opens by itself (not named on its command line) is not seen; a program
-    that can't be found any more raises StrategyError with one line."""
+    Each file is read as arena reads every file an entry names
+    (:func:`arena.safe_files.entry_sha256`): a regular file of at most
+    :data:`~arena.safe_files.ENTRY_FILE_LIMIT` bytes.  An argument that names a FIFO, socket or
+    device (outside ``/dev``, whose few devices every seat has) is refused too: arena never
+    reads one, and an entry has no use for one.  A folder is not read: a seat sees it, but its
+    files are not fingerprinted.  A file the program opens by itself (not named on its command
+    line) is not seen.  Every refusal, and a program that can't be found any more, raises
+    StrategyError with one line."""
     from arena.sandbox.seats import seat_argv
 
     argv = seat_argv(text)
     program = Path(argv[0])
     files: dict[str, str] = {}
     for argument in argv[1:]:
-        with contextlib.suppress(OSError, ValueError):  # a name too long, a NUL: not a file
-            if Path(argument).is_file():
-                files[argument] = file_sha256(Path(argument))
+        try:
+            if named_file(argument):
+                files[argument] = entry_sha256(Path(argument))
+        except OSError as exc:
+            why = f"cannot read the file {argument} to fingerprint it: {exc.strerror}"
+            raise StrategyError(f"{text}: {why}") from None
     try:
-        program_sha256 = file_sha256(program)
+        program_sha256 = entry_sha256(program)
     except OSError as exc:
         why = f"cannot read the program {program} to fingerprint it: {exc.strerror}"
         raise StrategyError(f"{text}: {why}") from None
@@ -350,9 +374,6 @@ def command_identity(text: str) -> dict[str, Any]:
 
 
 def file_sha256(path: Path) -> str:
-    """The SHA-256 of a file's bytes, read in pieces (a bot may name a large data file)."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as file:
-        while piece := file.read(1 << 20):
-            digest.update(piece)
-    return digest.hexdigest()
+    """The SHA-256 of a file an entry names, bounded as :func:`arena.safe_files.entry_sha256`
+    reads (a FileRefused, an OSError, for a FIFO, device or a file past the cap)."""
+    return entry_sha256(path)
