@@ -213,7 +213,8 @@ def test_the_secret_seed_shows_on_no_page_output_or_file(tmp_path: Path) -> None
         if p.is_file() and not p.name.startswith("league.sqlite")
     ]
     league = League(folder)
-    said += [league.games_csv(), json.dumps(league.table_json()), repr(league.table()), repr(league.entries())]
+    said += [league.games_csv(), json.dumps(league.table_json())]
+    said += [repr(league.table()), repr(league.entries())]
     faults = league.connection.execute("SELECT replay FROM faults").fetchall()
     assert faults and all("--seed" in r[0] for r in faults)
     server = make_server(folder, "127.0.0.1", 0)
@@ -241,7 +242,9 @@ def test_init_draws_a_secret_seed_and_says_so_in_one_line(tmp_path: Path) -> Non
     result = runner.invoke(cli, ["league", "init", str(tmp_path / "a"), "--games", "2"])
     assert result.exit_code == 0 and result.stderr == ""
     where = league_db.database_path(tmp_path / "a")
-    assert result.stdout == f"league created in {tmp_path / 'a'}: standard; 2 games per pair; a secret seed, kept in {where}\n"
+    assert result.stdout == (
+        f"league created in {tmp_path / 'a'}: standard; 2 games per pair; a secret seed, kept in {where}\n"
+    )
     again = runner.invoke(cli, ["league", "init", str(tmp_path / "b"), "--json"])
     assert json.loads(again.stdout)["seed"] is None and json.loads(again.stdout)["secret_seed"] is True
     seeds = [League(tmp_path / n).settings["seed"] for n in "ab"]
