@@ -283,3 +283,25 @@ def test_an_old_league_keeps_its_scheme_and_run_says_its_seeds_are_public(tmp_pa
     League.create(tmp_path / "new", games=4, seed=3).close()
     quiet = CliRunner().invoke(cli, ["league", "run", str(tmp_path / "new"), "--trusted"])
     assert quiet.exit_code == 0 and quiet.stderr == ""
+
+
+def test_a_published_seed_replays_its_game(tmp_path: Path) -> None:
+    """The seed a page shows is the game's own: `arena play --seed` (here arena.play) on it, with
+    the seats of the row, gives the stored scores."""
+    import csv
+    import io
+
+    from arena import play
+
+    league = League.create(tmp_path / "a", games=4)
+    league.add("greedy")
+    league.add("threshold:bank_at=400", name="steady")
+    assert league.run(trusted=True, progress=False).played == 4
+    games: dict[str, list[dict[str, str]]] = {}
+    for row in csv.DictReader(io.StringIO(league.games_csv())):
+        games.setdefault(row["game"], []).append(row)
+    specs = {"greedy": "greedy", "steady": "threshold:bank_at=400"}
+    for rows in games.values():
+        record = play([specs[r["player"]] for r in rows], seed=int(rows[0]["seed"]))
+        assert list(record.scores) == [int(r["score"]) for r in rows]
+    league.close()
