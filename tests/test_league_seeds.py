@@ -305,3 +305,23 @@ def test_a_published_seed_replays_its_game(tmp_path: Path) -> None:
         record = play([specs[r["player"]] for r in rows], seed=int(rows[0]["seed"]))
         assert list(record.scores) == [int(r["score"]) for r in rows]
     league.close()
+
+
+@pytest.mark.parametrize(
+    ("settings", "said"),
+    [
+        ({"seed": "7", "seed_scheme": "keyed-blake2b"}, 'a whole number of at least 0, got "7"'),
+        ({"seed": True}, "its seed must be a whole number of at least 0, got true"),
+        ({"seed": 7, "seed_scheme": "keyed-v9"}, 'its seed scheme "keyed-v9" is not one this arena knows'),
+    ],
+)
+def test_a_league_whose_seed_settings_cant_be_played_is_one_line(tmp_path: Path, settings, said) -> None:
+    """A received league whose seed is not a whole number, or whose scheme is a newer arena's
+    (played by the old scheme, it would get other dice), is refused before anything is played."""
+    rules = load_ruleset("standard").as_dict()
+    league_db.create(tmp_path / "a", {"rulesets": [rules], "games": 2, **settings}).close()
+    result = CliRunner().invoke(cli, ["league", "run", str(tmp_path / "a")])
+    assert result.exit_code == 1 and result.stderr.count("\n") == 1, result.stderr
+    head = f"arena: error: {tmp_path / 'a'}: the league's settings can't be played: "
+    assert result.stderr.startswith(head)
+    assert said in result.stderr

@@ -10,7 +10,7 @@ import pandas as pd
 from arena.engine import load_ruleset
 from arena.leagues.entries import Entry, EntryRefused, active_entries, add_entry
 from arena.leagues.play import LeagueBusy, RunReport, play_league
-from arena.leagues.seeds import SCHEME_KEY, draw_secret
+from arena.leagues.seeds import SCHEME_KEY, draw_secret, settings_problem
 from arena.leagues.standings import games_csv, standings, standings_object
 from arena.storage import league_db
 from arena.tournaments.keyed_seeds import SCHEME
@@ -32,6 +32,10 @@ class League:
         except league_db.LeagueDatabaseError as exc:
             text = str(exc)
             raise LeagueError(text if str(self.folder) in text else f"{self.folder}: {text}") from None
+        problem = settings_problem(self.settings)
+        if problem is not None:
+            self.connection.close()
+            raise LeagueError(f"{self.folder}: the league's settings can't be played: {problem}")
 
     @classmethod
     def create(

@@ -14,6 +14,7 @@ and ``league run`` says so in one line (:func:`legacy_warning`).
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Sequence
 from pathlib import Path
@@ -50,6 +51,19 @@ def plan_seed_key(settings: dict[str, Any], entries: Sequence[Entry]) -> SeedKey
         return None
     tables = [(0, j) for j in range(1, len(entries))]
     return SeedKey.of(settings["seed"], [entry_identity(e) for e in entries], tables)
+
+
+def settings_problem(settings: dict[str, Any]) -> str | None:
+    """What is wrong with a league's seed settings, in a few words, or None: a seed that is not
+    a whole number, or a scheme this arena does not know (a newer arena's: playing it by the old
+    scheme would give other dice than the league's)."""
+    seed = settings.get("seed")
+    if not isinstance(seed, int) or isinstance(seed, bool) or seed < 0:
+        return f"its seed must be a whole number of at least 0, got {json.dumps(seed)[:40]}"
+    scheme = settings.get(SCHEME_KEY, SCHEME)
+    if scheme != SCHEME:
+        return f"its seed scheme {json.dumps(scheme)[:40]} is not one this arena knows: upgrade arena"
+    return None
 
 
 def legacy_warning(folder: Path, settings: dict[str, Any]) -> str | None:
