@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from arena.cli.main import cli
 from arena.engine import load_ruleset
-from arena.leagues import League
+from arena.leagues import League, LeagueError
 from arena.leagues.pages import all_pages
 from arena.storage import league_db
 from arena.tournaments.keyed_seeds import SeedKey, secret_key
@@ -250,6 +250,10 @@ def test_init_draws_a_secret_seed_and_says_so_in_one_line(tmp_path: Path) -> Non
     seeds = [League(tmp_path / n).settings["seed"] for n in "ab"]
     assert seeds[0] != seeds[1] and min(seeds) > 2**64  # drawn, not 0
     assert League.create(tmp_path / "c").settings["seed"] not in (0, *seeds)  # from Python too
+    for bad in (True, "7", 1.5):
+        with pytest.raises(LeagueError, match="--seed must be a whole number"):
+            League.create(tmp_path / "e", seed=bad)  # type: ignore[arg-type]
+    assert not (tmp_path / "e").exists()
     given = runner.invoke(cli, ["league", "init", str(tmp_path / "d"), "--seed", "7"])
     assert given.exit_code == 0 and given.stdout.endswith("; seed 7\n")
     assert given.stderr.startswith("arena: warning: --seed 7 is no secret") and given.stderr.count("\n") == 1

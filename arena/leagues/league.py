@@ -53,6 +53,8 @@ class League:
             raise LeagueError(f"--games must be at least 1, got {games}")
         if seed is None:
             seed = draw_secret()
+        elif not isinstance(seed, int) or isinstance(seed, bool):
+            raise LeagueError(f"--seed must be a whole number, got {seed!r}")
         elif seed < 0:
             raise LeagueError(f"--seed must be zero or more, got {seed}")
         try:
