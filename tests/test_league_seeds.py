@@ -19,7 +19,7 @@ from arena.engine import load_ruleset
 from arena.leagues import League, LeagueError
 from arena.leagues.pages import all_pages
 from arena.storage import league_db
-from arena.tournaments.keyed_seeds import SeedKey, secret_key
+from arena.tournaments.keyed_seeds import SeedKey, game_seed, secret_key
 from arena.tournaments.schedule import Schedule, stable_hash
 from arena.tournaments.spec import TournamentSpec
 
@@ -138,6 +138,8 @@ def test_keyed_seeds_share_a_deal_across_seat_orders_and_change_with_a_version()
     by_deal: dict[tuple[int, int], set[int]] = {}
     for slot in slots:
         by_deal.setdefault((frozenset(slot.seats), slot.deal), set()).add(slot.seed)
+    text = json.dumps(rules[0].as_dict(), sort_keys=True)
+    assert all(s.seed == game_seed(key.key_for(s.seats), text, s.deal) for s in slots)
     assert all(len(seeds) == 1 for seeds in by_deal.values())  # duplicate play
     assert len({s.pop() for s in by_deal.values()}) == len(by_deal)  # no other game shares them
     # A new version of greedy (another identity): every seed changes; the other pair's stay.

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from arena.engine import derive_seed
-from arena.tournaments.keyed_seeds import game_seed
+from arena.tournaments.keyed_seeds import GameSeeds
 from arena.tournaments.spec import TournamentSpec
 
 
@@ -127,12 +127,14 @@ class Schedule:
         ]
         # A keyed spec (a league's plan): each table's games are seeded by a hash keyed by that
         # table's key, over the ruleset and the deal (arena.tournaments.keyed_seeds).
-        self._keyed: list[bytes] | None = None
+        self._keyed: GameSeeds | None = None
         if spec.seed_key is not None:
             if self._tables is None:
                 raise ValueError("keyed seeds need fixed tables (a round-robin or a gauntlet)")
-            self._keyed = [spec.seed_key.key_for(t) for t in self._tables]
-            self._ruleset_texts = [json.dumps(r.as_dict(), sort_keys=True) for r in spec.rulesets]
+            self._keyed = GameSeeds(
+                [spec.seed_key.key_for(t) for t in self._tables],
+                [json.dumps(r.as_dict(), sort_keys=True) for r in spec.rulesets],
+            )
 
     def __len__(self) -> int:
         return self.shape.total
@@ -148,7 +150,7 @@ class Schedule:
         if self._keyed is not None:
             assert self._tables is not None
             table = self._tables[table_index]
-            seed = game_seed(self._keyed[table_index], self._ruleset_texts[ruleset], deal)
+            seed = self._keyed.seed(table_index, ruleset, deal)
         elif self._tables is not None:
             table = self._tables[table_index]
             seed = derive_seed(
