@@ -331,3 +331,20 @@ def test_a_league_whose_seed_settings_cant_be_played_is_one_line(tmp_path: Path,
     head = f"arena: error: {tmp_path / 'a'}: the league's settings can't be played: "
     assert result.stderr.startswith(head)
     assert said in result.stderr
+
+
+@pytest.mark.slow
+def test_a_keyed_league_plays_the_same_games_isolated_or_not_on_any_number_of_workers(tmp_path: Path) -> None:
+    """Keyed seeds depend on the league and its entries, never on how the games are run."""
+    hero = tmp_path / "hero.py"
+    hero.write_text(HERO)
+    stored = []
+    for where, options in (("trusted", {"trusted": True}), ("isolated", {"workers": 2})):
+        league = League.create(tmp_path / where, games=4, seed=9)
+        for spec in ("greedy", "random", str(hero)):
+            league.add(spec)
+        assert league.run(progress=False, **options).played == 12
+        records = league.connection.execute("SELECT game, events FROM records ORDER BY game").fetchall()
+        stored.append((league.games_csv(), [tuple(r) for r in records]))
+        league.close()
+    assert stored[0] == stored[1]
