@@ -348,3 +348,29 @@ def test_a_keyed_league_plays_the_same_games_isolated_or_not_on_any_number_of_wo
         stored.append((league.games_csv(), [tuple(r) for r in records]))
         league.close()
     assert stored[0] == stored[1]
+
+
+def test_a_seed_reaches_the_pages_only_with_its_deals_other_seat_order(tmp_path: Path) -> None:
+    """The pages read the database while a run writes it: every batch holds whole deals, so a
+    seed never shows while its deal's other seat order is still to play.  Stopped after each
+    batch, the database holds every deal it holds in both seat orders."""
+    from arena.leagues.play import play_league
+
+    league = League.create(tmp_path / "a", games=60)
+    for spec in ("greedy", "random", "threshold:bank_at=300"):
+        league.add(spec)
+    bounds: list[tuple[int, int]] = []
+
+    def check(result) -> None:
+        bounds.append((result.start, result.stop))
+        orders = league.connection.execute(
+            "SELECT COUNT(*) FROM games GROUP BY low, high, ruleset, deal HAVING COUNT(*) != 2"
+        ).fetchall()
+        assert orders == []
+
+    play_league(
+        league.folder, league.connection, league.settings, trusted=True, progress=False,
+        workers=2, on_batch=check,
+    )  # fmt: skip
+    assert len(bounds) >= 18 and all(start % 2 == 0 and stop % 2 == 0 for start, stop in bounds)
+    league.close()
