@@ -374,3 +374,16 @@ def test_a_seed_reaches_the_pages_only_with_its_deals_other_seat_order(tmp_path:
     )  # fmt: skip
     assert len(bounds) >= 18 and all(start % 2 == 0 and stop % 2 == 0 for start, stop in bounds)
     league.close()
+
+
+def test_a_keyed_schedule_pickles_to_the_same_seeds() -> None:
+    import pickle
+
+    from arena.players.loading import load_player_spec
+
+    key = SeedKey.of(5, ["a", "b"], [(0, 1)])
+    players = (load_player_spec("greedy"), load_player_spec("random"))
+    spec = TournamentSpec((load_ruleset("standard"),), players, format="gauntlet", games=8, seed_key=key)
+    schedule = Schedule(spec)
+    copy = pickle.loads(pickle.dumps(schedule))
+    assert [copy.slot(g) for g in range(8)] == [schedule.slot(g) for g in range(8)]

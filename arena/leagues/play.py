@@ -6,8 +6,8 @@ has not yet met in full.  Newest entries go first.  A plan is a gauntlet
 a game's dice derive from the league's secret, the ruleset, the pair's two versions and the deal,
 and duplicate dice hold: both seat orders of every deal.  Batches and chunks hold whole deals
 (both numbers are even), so a game's seed reaches the database, and the pages, only with its
-deal's other seat order.  Each batch of results is written in one transaction with the plan's next game, so
-the database is the journal (:mod:`arena.storage.league_db`).
+deal's other seat order.  Each batch of results is written in one transaction with the plan's
+next game, so the database is the journal (:mod:`arena.storage.league_db`).
 """
 
 from __future__ import annotations

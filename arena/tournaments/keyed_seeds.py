@@ -68,7 +68,11 @@ class GameSeeds:
     ruleset made once (a copy per game: a few microseconds, not a new keyed hash)."""
 
     def __init__(self, keys: Sequence[bytes], rulesets: Sequence[str]) -> None:
+        self._made_of = (tuple(keys), tuple(rulesets))
         self._hashers = [[_deal_hasher(key, ruleset) for ruleset in rulesets] for key in keys]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return GameSeeds, self._made_of  # a hash object can't be pickled; its inputs can
 
     def seed(self, table: int, ruleset: int, deal: int) -> int:
         digest = self._hashers[table][ruleset].copy()
