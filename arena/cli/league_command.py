@@ -58,29 +58,45 @@ def league_group() -> None:
     help="Games per pair of active entries and ruleset, in whole deals.",
 )
 @click.option(
-    "--seed", type=int, default=0, show_default=True, help="The league seed: it decides every game's dice."
+    "--seed",
+    type=int,
+    default=None,
+    help="The league seed: it decides every game's dice. Default: a secret one, drawn and kept in "
+    "the league's database (a seed anyone knows lets them foresee the dice).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Say what was done as one JSON object.")
-def init_command(folder: str, rules: tuple[str, ...], games: int, seed: int, as_json: bool) -> None:
+def init_command(folder: str, rules: tuple[str, ...], games: int, seed: int | None, as_json: bool) -> None:
     """Create a league in FOLDER."""
+    from pathlib import Path
+
     from arena.leagues import League, LeagueError
+    from arena.storage.league_db import database_path
 
     try:
         league = League.create(folder, rules, games, seed)
     except LeagueError as exc:
         fail(str(exc), 1)
     names = ", ".join(r["name"] for r in league.settings["rulesets"])
+    if seed is not None:
+        say(
+            f"arena: warning: --seed {seed} is no secret: anyone who knows it can foresee every game's dice; "
+            "leave --seed out for a contest (a secret seed is drawn and kept in the league's database)",
+            err=True,
+        )
     if as_json:
+        # The drawn secret is never printed: null, and "secret_seed" says it was drawn.
         echo_json(
             {
                 "folder": folder,
                 "rulesets": [r["name"] for r in league.settings["rulesets"]],
                 "games": league.settings["games"],
                 "seed": seed,
+                "secret_seed": seed is None,
             }
         )
         return
-    say(f"league created in {folder}: {names}; {league.settings['games']} games per pair; seed {seed}")
+    where = f"a secret seed, kept in {database_path(Path(folder))}" if seed is None else f"seed {seed}"
+    say(f"league created in {folder}: {names}; {league.settings['games']} games per pair; {where}")
 
 
 @league_group.command("add")
@@ -127,13 +143,19 @@ def run_command(
     folder: str, workers: int, trusted: bool, backend: str, scheduler: str | None, as_json: bool
 ) -> None:
     """Play what is missing until every pair of active entries has its games."""
+    from pathlib import Path
+
     from arena.leagues import LeagueError
+    from arena.leagues.seeds import legacy_warning
 
     if scheduler is not None and backend != "dask":
         fail("--scheduler goes with --backend dask")
     if backend == "dask" and importlib.util.find_spec("distributed") is None:
         fail(INSTALL_HINT)
     league = _open(folder)
+    legacy = legacy_warning(Path(folder), league.settings)
+    if legacy is not None:
+        say(f"arena: warning: {legacy}", err=True)
     try:
         report = league.run(workers=workers, trusted=trusted, backend=backend, scheduler=scheduler)
     except LeagueError as exc:

@@ -10,8 +10,10 @@ import pandas as pd
 from arena.engine import load_ruleset
 from arena.leagues.entries import Entry, EntryRefused, active_entries, add_entry
 from arena.leagues.play import LeagueBusy, RunReport, play_league
+from arena.leagues.seeds import SCHEME_KEY, draw_secret, settings_problem
 from arena.leagues.standings import games_csv, standings, standings_object
 from arena.storage import league_db
+from arena.tournaments.keyed_seeds import SCHEME
 from arena.tournaments.spec import DEFAULT_GAMES
 
 
@@ -30,6 +32,10 @@ class League:
         except league_db.LeagueDatabaseError as exc:
             text = str(exc)
             raise LeagueError(text if str(self.folder) in text else f"{self.folder}: {text}") from None
+        problem = settings_problem(self.settings)
+        if problem is not None:
+            self.connection.close()
+            raise LeagueError(f"{self.folder}: the league's settings can't be played: {problem}")
 
     @classmethod
     def create(
@@ -37,12 +43,19 @@ class League:
         folder: str | Path,
         rules: list[str] | tuple[str, ...] = ("standard",),
         games: int = DEFAULT_GAMES,
-        seed: int = 0,
+        seed: int | None = None,
     ) -> League:
-        """A new league: ``games`` per pair of active entries and ruleset, in whole deals."""
+        """A new league: ``games`` per pair of active entries and ruleset, in whole deals.
+        ``seed`` None (the default) draws a secret seed, kept in the league's database and on
+        no page; a given seed makes a reproducible league, whose dice anyone who knows the
+        seed can foresee (docs/league.md, "Seeds")."""
         if games < 1:
             raise LeagueError(f"--games must be at least 1, got {games}")
-        if seed < 0:
+        if seed is None:
+            seed = draw_secret()
+        elif not isinstance(seed, int) or isinstance(seed, bool):
+            raise LeagueError(f"--seed must be a whole number, got {seed!r}")
+        elif seed < 0:
             raise LeagueError(f"--seed must be zero or more, got {seed}")
         try:
             rulesets = [load_ruleset(r) for r in rules]
@@ -51,7 +64,12 @@ class League:
         names = [r.name for r in rulesets]
         if len(set(names)) < len(names):
             raise LeagueError("the same ruleset is named twice")
-        settings = {"rulesets": [r.as_dict() for r in rulesets], "games": -(-games // 2) * 2, "seed": seed}
+        settings = {
+            "rulesets": [r.as_dict() for r in rulesets],
+            "games": -(-games // 2) * 2,
+            "seed": seed,
+            SCHEME_KEY: SCHEME,
+        }
         try:
             league_db.create(Path(folder), settings).close()
         except league_db.LeagueDatabaseError as exc:

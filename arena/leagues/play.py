@@ -1,11 +1,13 @@
 """Playing what a league is missing, as gauntlet plans written batch by batch.
 
 Each new entry is the head of a *plan*: a gauntlet of it against every older active entry it
-has not yet met in full.  Newest entries go first.  A plan is an ordinary gauntlet
-(:class:`~arena.tournaments.spec.TournamentSpec`), so a game's dice derive from (league seed,
-ruleset, the pair's names, deal) as in a tournament, and duplicate dice hold: both seat orders of
-every deal.  Each batch of results is written in one transaction with the plan's next game, so
-the database is the journal (:mod:`arena.storage.league_db`).
+has not yet met in full.  Newest entries go first.  A plan is a gauntlet
+(:class:`~arena.tournaments.spec.TournamentSpec`) with keyed seeds (:mod:`arena.leagues.seeds`):
+a game's dice derive from the league's secret, the ruleset, the pair's two versions and the deal,
+and duplicate dice hold: both seat orders of every deal.  Batches and chunks hold whole deals
+(both numbers are even), so a game's seed reaches the database, and the pages, only with its
+deal's other seat order.  Each batch of results is written in one transaction with the plan's
+next game, so the database is the journal (:mod:`arena.storage.league_db`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from tqdm import tqdm
 
 from arena.engine import Ruleset
 from arena.leagues.entries import Entry, active_entries, changed_since_added
+from arena.leagues.seeds import plan_seed_key
 from arena.players.loading import PlayerSpec, StrategyError
 from arena.sandbox import SeatPlace, load_player
 from arena.storage.league_db import PRIVATE_FOLDER
@@ -140,16 +143,20 @@ def _load_entry(entry: Entry, trusted: bool) -> PlayerSpec:
     return dataclasses.replace(player, label=entry.name)
 
 
-def _plan_spec(players: Sequence[PlayerSpec], settings: dict) -> TournamentSpec:
+def _plan_spec(players: Sequence[PlayerSpec], entries: Sequence[Entry], settings: dict) -> TournamentSpec:
+    """The plan as a gauntlet of ``entries``: keyed by its pairs' keys, never by the league's
+    secret itself (a league of the old scheme: by its seed, as it always was)."""
+    key = plan_seed_key(settings, entries)
     return TournamentSpec(
         rulesets=tuple(Ruleset(**r) for r in settings["rulesets"]),
         players=tuple(players),
         format="gauntlet",
         games=settings["games"],
-        seed=settings["seed"],
+        seed=settings["seed"] if key is None else key.spec_seed(),
         move_timeout=DEFAULT_MOVE_TIMEOUT,
         record_deals=RECORD_DEALS,
         chunk_games=CHUNK_GAMES,
+        seed_key=key,
     )
 
 
@@ -185,7 +192,7 @@ def _play(
         if not all(i in loaded for i in players):
             continue
         entries = [by_id[i] for i in players]
-        spec = _plan_spec([loaded[i] for i in players], settings)
+        spec = _plan_spec([loaded[i] for i in players], entries, settings)
         schedule = Schedule(spec)
         total = len(schedule)
         with connection:

@@ -65,13 +65,14 @@ RULE_FIELDS = operator.attrgetter(*(f.name for f in dataclasses.fields(Ruleset))
 
 def compiled_games(spec: TournamentSpec, *, load: bool = True) -> CompiledGames | None:
     """The compiled kernel for the games of ``spec`` whose every seat has a declarative policy,
-    or None: when ``spec.compiled`` is off, numba is missing, or no player has a policy.
+    or None: when ``spec.compiled`` is off, numba is missing, or no player has a policy; and
+    for keyed seeds (a league's plan), which the kernel can't derive (it knows splitmix64 only).
 
     Reading the policies makes each player once: call it where strategy code may run (the main
     process, before the templates are forked, or a worker), never in a template.  ``load``:
     load the machine code now (:func:`load_kernel`); a pool passes False and each template
     loads it after the fork, while the main process gets on with its own work."""
-    if not spec.compiled:
+    if not spec.compiled or spec.seed_key is not None:
         return None
     from arena.compiled import numba_available, player_policy, ruleset_problem
 

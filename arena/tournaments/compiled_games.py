@@ -254,6 +254,8 @@ class CompiledGames:
         self._pol_table = np.array(cells or [0], np.uint8)
 
     def _build_schedule(self) -> None:
+        if self.spec.seed_key is not None:  # slot_seeds derives splitmix64 seeds only
+            raise ValueError("the compiled kernel can't play keyed seeds (a league's plan)")
         sched = self.schedule
         state = _IV
         part = self.spec.seed

@@ -9,8 +9,9 @@ The schedule is interleaved: the deal is the outermost index, then ruleset, tabl
 order, so game numbers cycle through every ruleset and table deal by deal.  Any prefix of a run
 (one stopped by Ctrl-C, say) then holds every (ruleset, table) in proportion, each within one
 deal of the others, and the two or more seat orders of a deal are consecutive games.  A game's
-seed derives from (tournament seed, ruleset, table, deal), never from its number or the order in
-which games run, and the schedule is computed game by game, never held as a list, so memory does
+seed derives from (tournament seed, ruleset, table, deal), or for a league's plan from its table's
+key, the ruleset and the deal (:mod:`arena.tournaments.keyed_seeds`), never from its number or the
+order in which games run, and the schedule is computed game by game, never held as a list, so memory does
 not grow with the number of games.
 """
 
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from arena.engine import derive_seed
+from arena.tournaments.keyed_seeds import GameSeeds
 from arena.tournaments.spec import TournamentSpec
 
 
@@ -123,6 +125,16 @@ class Schedule:
         self._table_keys = [
             stable_hash("\x1f".join(sorted(labels[i] for i in t))) for t in self._tables or [()]
         ]
+        # A keyed spec (a league's plan): each table's games are seeded by a hash keyed by that
+        # table's key, over the ruleset and the deal (arena.tournaments.keyed_seeds).
+        self._keyed: GameSeeds | None = None
+        if spec.seed_key is not None:
+            if self._tables is None:
+                raise ValueError("keyed seeds need fixed tables (a round-robin or a gauntlet)")
+            self._keyed = GameSeeds(
+                [spec.seed_key.key_for(t) for t in self._tables],
+                [json.dumps(r.as_dict(), sort_keys=True) for r in spec.rulesets],
+            )
 
     def __len__(self) -> int:
         return self.shape.total
@@ -135,7 +147,11 @@ class Schedule:
         rest, order = divmod(game, shape.orders)
         rest, table_index = divmod(rest, shape.tables)
         deal, ruleset = divmod(rest, shape.rulesets)
-        if self._tables is not None:
+        if self._keyed is not None:
+            assert self._tables is not None
+            table = self._tables[table_index]
+            seed = self._keyed.seed(table_index, ruleset, deal)
+        elif self._tables is not None:
             table = self._tables[table_index]
             seed = derive_seed(
                 self.spec.seed, self._ruleset_keys[ruleset], self._table_keys[table_index], deal

@@ -22,6 +22,7 @@ from arena.players.loading import StrategyError, why_not_seated
 from arena.players.names import name_refusal, normal_name, skeleton
 from arena.safe_files import SOURCE_FILE_LIMIT, entry_sha256, named_file
 from arena.sandbox.limits import LimitError, SeatLimits
+from arena.tournaments.keyed_seeds import SeedKey
 
 FORMATS = ("round-robin", "free-for-all", "gauntlet")
 DEFAULT_GAMES = 1000
@@ -97,9 +98,15 @@ class TournamentSpec:
     #: Time each player's decisions in the games played in Python (BatchResult.decision_times):
     #: what is measured, not what is played; not part of the identity.
     time_decisions: bool = field(default=False, compare=False)
+    #: Keyed game seeds (:mod:`arena.tournaments.keyed_seeds`), for a league whose seeds are
+    #: published: each game's seed is then a keyed hash, not a function of ``seed``.  None (a
+    #: tournament, a duel): the seeds derive from ``seed``, as they always did.
+    seed_key: SeedKey | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "players", unique_labels(tuple(self.players)))
+        if self.seed_key is not None and len(self.seed_key.players) != len(self.players):
+            raise ValueError("the seed key must name every player of the spec")
         if any(p.isolated for p in self.players):
             if self.seat_limits is None:
                 object.__setattr__(self, "seat_limits", SeatLimits())
@@ -167,6 +174,8 @@ class TournamentSpec:
         identity = self._identity()
         if self.seat_limits is not None:
             identity["seat_limits"] = self.seat_limits.as_dict()
+        if self.seed_key is not None:
+            identity["seed_key"] = self.seed_key.identity()
         return identity
 
     def _identity(self) -> dict[str, Any]:
