@@ -179,7 +179,7 @@ class BatchPlayer:
                 send(piece)
             return
         if self.guard is None:
-            self.guard = Guard(spec.move_timeout)
+            self.guard = Guard(spec.move_timeout, game_time=spec.game_time)
         guard = self.guard
         pool = None
         if spec.seat_limits is not None:
@@ -189,6 +189,8 @@ class BatchPlayer:
                 spec.move_timeout,
                 random_seed=chunk_random_seed(spec.seed, first),
                 place=self.place,
+                # With game clocks a call's deadline can be shorter than the move timeout.
+                deadline=None if spec.game_time is None else (lambda: guard.call_limit),
             )
             pool.start_early(self._seat_keys(first, stop))
         if pool is None:
