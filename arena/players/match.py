@@ -452,8 +452,8 @@ class Guard:
         decision goes through :meth:`move`, which reads the clock around it."""
         if self.left is not None:
             while not game.over:
-                view = game.view()
-                self.move(view.seat, deciders[view.seat], view, game)
+                turn = game.view()
+                self.move(turn.seat, deciders[turn.seat], turn, game)
             return
         board = self.board
         clock = self.clock
