@@ -242,11 +242,13 @@ class Guard:
     running, with a token unique to it, and the watchdog's signal stops it; elsewhere the clock
     is read before and after each call.
 
-    ``game_time``: a chess clock, the seconds each seat may spend in all its calls of one game
-    together (decisions and hooks; :meth:`start_clocks` sets every seat's clock at a game's
-    start).  A call's deadline is then the move timeout or what is left of the seat's clock,
-    whichever comes first, and running out is a ``timeout`` fault like a move timeout
-    (``docs/faults.md``).  Only a guard with a game time reads the clock around each call.
+    ``game_time``: a chess clock, the seconds each seat may spend in all its decisions and
+    ``end_turn`` calls of one game together (:meth:`start_clocks` sets every seat's clock at a
+    game's start; ``start_game`` and ``end_game``, once a game each, have the move timeout
+    alone, as they include a seat process's setting up).  Such a call's deadline is the move
+    timeout or what is left of the seat's clock, whichever comes first, and running out is a
+    ``timeout`` fault like a move timeout (``docs/faults.md``).  Only a guard with a game time
+    reads the clock around each call.
     """
 
     def __init__(
@@ -282,7 +284,10 @@ class Guard:
         later = [c for c in self.injected if c > k]
         self._next_injected = min(later, default=-1)
         if status == "timeout":
-            self._set_deadline(seat)  # the call killed from outside ran on its game clock?
+            # Did the call killed from outside run on its game clock?
+            self._on_clock = False
+            if kind in (DECIDE, END_TURN):
+                self._set_deadline(seat)
             reason = self._timeout_reason(kind)
             self._clear_deadline(seat, 0.0)
             return PlayerFault(seat, "timeout", reason, game)
@@ -377,7 +382,10 @@ class Guard:
         token = object()
         value = failure = None
         over = False
-        started = self._set_deadline(seat) if self.left is not None else 0.0
+        # Of the hooks only end_turn runs on the game clock: it is called during play, after
+        # every turn; start_game and end_game, once a game each, have the move timeout alone.
+        on_clock = self.left is not None and kind == END_TURN
+        started = self._set_deadline(seat) if on_clock else 0.0
         try:
             try:
                 self._begin(token)
@@ -396,8 +404,10 @@ class Guard:
         except MoveTimeout:
             self._end(token)
             over = True
-        if self.left is not None:
+        if on_clock:
             over = self._clear_deadline(seat, started) or over
+        else:
+            self._on_clock = False
         board[PHASE] = 2 * k + 2
         if over:
             raise PlayerFault(seat, "timeout", self._timeout_reason(kind), game)
