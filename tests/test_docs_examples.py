@@ -151,7 +151,7 @@ def run(command: str, cwd: Path) -> list[str]:
 
 BLOCKS = [block for page in PAGES for block in console_blocks(page)]
 #: Blocks that play games take seconds: marked slow, so the quick `pytest -q` leaves them out.
-PLAYS_GAMES = re.compile(r"\barena (tournament|duel|tune|report|compare)\b|\bpython ")
+PLAYS_GAMES = re.compile(r"\barena (tournament|duel|tune|report|compare|league run)\b|\bpython ")
 
 
 def block_param(block: Block) -> object:

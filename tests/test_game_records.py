@@ -100,6 +100,8 @@ def test_an_older_league_is_upgraded_in_place_and_keeps_its_games(tmp_path: Path
     with sqlite3.connect(league_db.database_path(tmp_path / "a")) as c:  # as schema 1 left it
         c.execute("DROP TABLE records")
         c.execute("ALTER TABLE games DROP COLUMN ending")
+        c.execute("ALTER TABLE seats DROP COLUMN seconds")
+        c.execute("ALTER TABLE seats DROP COLUMN decisions")
         c.execute("UPDATE meta SET value = '1' WHERE key = 'schema_version'")
     reader = league_db.open_league(tmp_path / "a", read_only=True)  # even a reader upgrades it
     version = reader.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0]

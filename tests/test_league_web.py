@@ -80,22 +80,28 @@ def served(folder: Path) -> Iterator[str]:
         server.server_close()
 
 
-def seen_standings(dom: str) -> list[tuple[str, str]]:
-    """(name, rating) of each standings row, as the page shows them."""
+def seen_standings(dom: str) -> list[tuple[str, str, str]]:
+    """(name, rating, time per decision) of each standings row, as the page shows them."""
     rows = re.findall(r'<tr class="standing">(.*?)</tr>', dom)
     seen = []
     for row in rows:
         name = re.search(r'<a href="[^"]*">(.*?)</a>', row).group(1)
         rating = re.search(r'<td class="rating">(.*?)</td>', row).group(1)
-        seen.append((name, rating))
+        time = re.search(r'<td class="time">(.*?)</td>', row).group(1)
+        seen.append((name, rating, time))
     return seen
 
 
-def expected_standings(folder: Path) -> list[tuple[str, str]]:
+def expected_standings(folder: Path) -> list[tuple[str, str, str]]:
     import html
 
+    from arena.tournaments.duel_report import duration_text
+
     table = League(folder).table_json()
-    return [(html.escape(e["name"], quote=False), f"{e['rating']:+.1f}") for e in table["entries"]]
+    return [
+        (html.escape(e["name"], quote=False), f"{e['rating']:+.1f}", duration_text(e["seconds_per_decision"]))
+        for e in table["entries"]
+    ]
 
 
 @browser
@@ -114,6 +120,27 @@ def test_the_exported_site_and_the_live_server_show_the_standings_of_table_json(
     # The hostile name is text, never markup: Chromium made no element of it.
     assert '<b id="bold"' not in exported and '<b id="bold"' not in live
     assert 'x&lt;b id="bold"&gt;&amp;"y' in exported
+    # Every entry was timed: a time per decision, in the unit arena duel uses.
+    assert all(re.fullmatch(r"[\d.]+ (µs|ms|s)", time) for _, _, time in expected)
+
+
+@browser
+def test_an_entrants_page_shows_each_versions_time_per_decision(
+    league_folder: Path, tmp_path: Path, chromium: Browser
+) -> None:
+    from arena.tournaments.duel_report import duration_text
+
+    with sqlite3.connect(league_db.database_path(league_folder)) as c:
+        entry, seconds, decisions = c.execute(
+            "SELECT e.id, SUM(s.seconds), SUM(s.decisions) FROM entries e JOIN seats s ON s.entry = e.id "
+            "WHERE e.name = 'steady' GROUP BY e.id"
+        ).fetchone()
+    assert decisions > 0
+    with served(league_folder) as base:
+        dom = rendered(chromium, f"{base}/entry-{entry}.html")
+    row = re.search(r'<tr class="version">(.*?)</tr>', dom).group(1)
+    assert re.search(r'<td class="time">(.*?)</td>', row).group(1) == duration_text(seconds / decisions)
+    assert "<th>time/decision</th>" in dom
 
 
 def test_the_server_answers_json_and_refuses_unknown_paths(league_folder: Path) -> None:

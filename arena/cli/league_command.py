@@ -64,8 +64,30 @@ def league_group() -> None:
     help="The league seed: it decides every game's dice. Default: a secret one, drawn and kept in "
     "the league's database (a seed anyone knows lets them foresee the dice).",
 )
+@click.option(
+    "--move-timeout",
+    type=float,
+    default=10.0,
+    show_default=True,
+    help="Seconds an entry may take for one decision; longer is a timeout fault.",
+)
+@click.option(
+    "--game-time",
+    type=float,
+    default=None,
+    help="A chess clock: seconds an entry may take for all its decisions of one game together; "
+    "running out is a timeout fault (default: no game clock).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Say what was done as one JSON object.")
-def init_command(folder: str, rules: tuple[str, ...], games: int, seed: int | None, as_json: bool) -> None:
+def init_command(
+    folder: str,
+    rules: tuple[str, ...],
+    games: int,
+    seed: int | None,
+    move_timeout: float,
+    game_time: float | None,
+    as_json: bool,
+) -> None:
     """Create a league in FOLDER."""
     from pathlib import Path
 
@@ -73,7 +95,7 @@ def init_command(folder: str, rules: tuple[str, ...], games: int, seed: int | No
     from arena.storage.league_db import database_path
 
     try:
-        league = League.create(folder, rules, games, seed)
+        league = League.create(folder, rules, games, seed, move_timeout, game_time)
     except LeagueError as exc:
         fail(str(exc), 1)
     names = ", ".join(r["name"] for r in league.settings["rulesets"])
@@ -92,11 +114,14 @@ def init_command(folder: str, rules: tuple[str, ...], games: int, seed: int | No
                 "games": league.settings["games"],
                 "seed": seed,
                 "secret_seed": seed is None,
+                "move_timeout": league.settings["move_timeout"],
+                "game_time": league.settings["game_time"],
             }
         )
         return
     where = f"a secret seed, kept in {database_path(Path(folder))}" if seed is None else f"seed {seed}"
-    say(f"league created in {folder}: {names}; {league.settings['games']} games per pair; {where}")
+    clock = f"{move_timeout:g} s a move" + ("" if game_time is None else f", {game_time:g} s a game")
+    say(f"league created in {folder}: {names}; {league.settings['games']} games per pair; {where}; {clock}")
 
 
 @league_group.command("add")
@@ -139,8 +164,29 @@ def add_command(folder: str, spec: str, name: str | None, as_json: bool) -> None
 )
 @click.option("--json", "as_json", is_flag=True, help="Say what was done as one JSON object.")
 @click.option("--scheduler", default=None, help="The Dask scheduler's address (with --backend dask).")
+@click.option(
+    "--move-timeout",
+    type=float,
+    default=None,
+    help="Change the league's move timeout (seconds) for this run and later ones, with a warning "
+    "(default: the league's, set at init).",
+)
+@click.option(
+    "--game-time",
+    type=float,
+    default=None,
+    help="Change the league's game clock (seconds per entry and game; 0: none) for this run and "
+    "later ones, with a warning (default: the league's, set at init).",
+)
 def run_command(
-    folder: str, workers: int, trusted: bool, backend: str, scheduler: str | None, as_json: bool
+    folder: str,
+    workers: int,
+    trusted: bool,
+    backend: str,
+    scheduler: str | None,
+    as_json: bool,
+    move_timeout: float | None,
+    game_time: float | None,
 ) -> None:
     """Play what is missing until every pair of active entries has its games."""
     from pathlib import Path
@@ -157,6 +203,8 @@ def run_command(
     if legacy is not None:
         say(f"arena: warning: {legacy}", err=True)
     try:
+        for line in league.change_clock(move_timeout, game_time):
+            say(f"arena: warning: {line}", err=True)
         report = league.run(workers=workers, trusted=trusted, backend=backend, scheduler=scheduler)
     except LeagueError as exc:
         fail(str(exc), 1)
@@ -196,20 +244,23 @@ def table_command(folder: str, as_json: bool) -> None:
     if as_json:
         echo_json(league.table_json())
         return
+    from arena.tournaments.duel_report import duration_text
+
     table, cross, games = league.standings()
     say(f"{games:,} games between active entries")
     width = max([4, *(len(n) for n in table["name"])])
     say(
         f"{'#':>2}  {'name':<{width}}  {'v':>2}  {'rating':>7}  {'95% interval':>15}  "
-        f"{'games':>6}  {'score':>6}  {'faults':>6}"
+        f"{'games':>6}  {'score':>6}  {'faults':>6}  {'time/decision':>13}"
     )
     for k, r in enumerate(table.itertuples(), 1):
         interval = (
             "-" if math.isnan(r.rating_low) else f"{r.rating_low:+.0f} to {r.rating_high:+.0f}"
         )
+        per = "-" if math.isnan(r.seconds_per_decision) else duration_text(r.seconds_per_decision)
         say(
             f"{k:>2}  {r.name:<{width}}  {r.version:>2}  {_cell(r.rating, '+7.0f')}  {interval:>15}  "
-            f"{r.games:>6}  {_cell(r.score, '6.3f')}  {r.faults:>6}"
+            f"{r.games:>6}  {_cell(r.score, '6.3f')}  {r.faults:>6}  {per:>13}"
         )
     if len(cross):
         say("")

@@ -62,7 +62,7 @@ if TYPE_CHECKING:
 RUN_FILES: tuple[str, ...] = ("games.csv", "summary.csv", "pairwise.csv", "gauntlet.csv", "errors.csv")
 RUN_FILES += ("errors.log", "run.json", "spec.json", "games.idx")
 # Options that decide the games: given with --resume, they must match the saved run.
-GAME_OPTIONS = ("rules", "players", "games", "seed", "format", "seats", "move_timeout")
+GAME_OPTIONS = ("rules", "players", "games", "seed", "format", "seats", "move_timeout", "game_time")
 
 
 def write_reports(
@@ -169,6 +169,13 @@ def default_out() -> Path:
     help="Seconds a strategy may take for one decision before it loses the game.",
 )
 @click.option(
+    "--game-time",
+    type=float,
+    default=None,
+    help="A chess clock: seconds a strategy may take for all its decisions of one game together "
+    "before it loses the game (default: no game clock).",
+)
+@click.option(
     "--backend",
     type=click.Choice(BACKENDS),
     default="local",
@@ -214,6 +221,7 @@ def tournament_command(
     out: Path | None,
     resume: Path | None,
     move_timeout: float,
+    game_time: float | None,
     backend: str,
     scheduler: str | None,
     batch_size: int | None,
@@ -261,6 +269,7 @@ def tournament_command(
                 command,
                 seating,
                 compiled,
+                game_time,
             )
             run = _Run(spec, schedule, folder, stop, backend, scheduler, workers, json_out)
             run.secret_seed = resume is None and "seed" not in given and any(p.isolated for p in spec.players)
@@ -287,6 +296,7 @@ def _open_run(
     command: str,
     seating: Seating,
     compiled: str = "off",
+    game_time: float | None = None,
 ) -> tuple[TournamentSpec, Schedule, RunFolder]:
     """The spec and a new or resumed run folder; bad input is one line, exit 2."""
     try:
@@ -313,6 +323,7 @@ def _open_run(
             seed=run_seed,
             seats=seats if base is None or "seats" in given else base.seats,
             move_timeout=timeout,
+            game_time=game_time if base is None or "game_time" in given else base.game_time,
             max_rounds=base.max_rounds if base is not None else DEFAULT_MAX_ROUNDS,
             seat_limits=seating.limits_for(loaded) if kept is None else kept.seat_limits,
             command=command,

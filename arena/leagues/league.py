@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -9,12 +10,12 @@ import pandas as pd
 
 from arena.engine import load_ruleset
 from arena.leagues.entries import Entry, EntryRefused, active_entries, add_entry
-from arena.leagues.play import LeagueBusy, RunReport, play_league
+from arena.leagues.play import ClockSettingError, LeagueBusy, RunReport, league_clock, play_league
 from arena.leagues.seeds import SCHEME_KEY, draw_secret, settings_problem
 from arena.leagues.standings import games_csv, standings, standings_object
 from arena.storage import league_db
 from arena.tournaments.keyed_seeds import SCHEME
-from arena.tournaments.spec import DEFAULT_GAMES
+from arena.tournaments.spec import DEFAULT_GAMES, DEFAULT_MOVE_TIMEOUT
 
 
 class LeagueError(Exception):
@@ -44,11 +45,19 @@ class League:
         rules: list[str] | tuple[str, ...] = ("standard",),
         games: int = DEFAULT_GAMES,
         seed: int | None = None,
+        move_timeout: float = DEFAULT_MOVE_TIMEOUT,
+        game_time: float | None = None,
     ) -> League:
         """A new league: ``games`` per pair of active entries and ruleset, in whole deals.
         ``seed`` None (the default) draws a secret seed, kept in the league's database and on
         no page; a given seed makes a reproducible league, whose dice anyone who knows the
-        seed can foresee (docs/league.md, "Seeds")."""
+        seed can foresee (docs/league.md, "Seeds").  ``move_timeout`` (seconds a call may take)
+        and ``game_time`` (a chess clock: seconds a seat may take in all its calls of one game;
+        None: none) are stored, so that every game of the league is played under the same clock
+        (docs/league.md)."""
+        _check_seconds("--move-timeout", move_timeout)
+        if game_time is not None:
+            _check_seconds("--game-time", game_time)
         if games < 1:
             raise LeagueError(f"--games must be at least 1, got {games}")
         if seed is None:
@@ -69,6 +78,8 @@ class League:
             "games": -(-games // 2) * 2,
             "seed": seed,
             SCHEME_KEY: SCHEME,
+            "move_timeout": float(move_timeout),
+            "game_time": None if game_time is None else float(game_time),
         }
         try:
             league_db.create(Path(folder), settings).close()
@@ -92,6 +103,40 @@ class League:
 
     def entries(self) -> list[Entry]:
         return active_entries(self.connection)
+
+    def clock(self) -> tuple[float, float | None]:
+        """(move timeout, game time or None) in seconds: the clock the league's games are
+        played under."""
+        try:
+            return league_clock(self.settings)
+        except ClockSettingError as exc:
+            raise LeagueError(f"{self.folder}: the league database is damaged: {exc}") from None
+
+    def change_clock(self, move_timeout: float | None = None, game_time: float | None = None) -> list[str]:
+        """Set the clock for this run and every later one (None: keep it; ``game_time`` 0: no
+        game clock) and store it; one warning line per setting that changed, since the games
+        already stored were played under the old one (docs/league.md)."""
+        old_move, old_game = self.clock()
+        if move_timeout is not None:
+            _check_seconds("--move-timeout", move_timeout)
+        if game_time is not None and game_time != 0:
+            _check_seconds("--game-time", game_time)
+        new_move = old_move if move_timeout is None else float(move_timeout)
+        new_game = old_game if game_time is None else (float(game_time) or None)
+        if (new_move, new_game) == (old_move, old_game):
+            return []
+        stored = self.connection.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        warnings = []
+        for what, old, new in (("move timeout", old_move, new_move), ("game time", old_game, new_game)):
+            if old != new:
+                warnings.append(
+                    f"the league's {what} changes from {_seconds_text(old)} to {_seconds_text(new)} for "
+                    f"this run and later ones; the {stored:,} games stored so far keep their results, "
+                    "played under the earlier clock"
+                )
+        self.settings = {**self.settings, "move_timeout": new_move, "game_time": new_game}
+        league_db.store_settings(self.connection, self.settings)
+        return warnings
 
     def run(
         self,
@@ -120,6 +165,8 @@ class League:
             )
         except (LeagueBusy, StrategyError, DaskBackendError, BatchFailed) as exc:
             raise LeagueError(' '.join(str(exc).split())) from None
+        except ClockSettingError as exc:
+            raise LeagueError(f"{self.folder}: the league database is damaged: {exc}") from None
 
     def standings(self) -> tuple[pd.DataFrame, pd.DataFrame, int]:
         """(the table, best first; the crosstable; the games they count), from one fit."""
@@ -140,6 +187,15 @@ class League:
 
     def close(self) -> None:
         self.connection.close()
+
+
+def _check_seconds(option: str, value: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
+        raise LeagueError(f"{option} must be a positive number of seconds, got {value}")
+
+
+def _seconds_text(value: float | None) -> str:
+    return "no game clock" if value is None else f"{value:g} s"
 
 
 def league(folder: str | Path) -> League:

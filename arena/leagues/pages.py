@@ -13,6 +13,7 @@ import sqlite3
 
 from arena.leagues.standings import standings, standings_object, version_ratings
 from arena.leagues.viewer import viewer_body
+from arena.tournaments.duel_report import duration_text
 
 _STYLE = """body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}
 td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}td.name{text-align:left}"""
@@ -28,6 +29,13 @@ def _page(title: str, body: str, *, live: bool) -> str:
 
 def _number(value: float, fmt: str) -> str:
     return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else format(value, fmt)
+
+
+def _duration(seconds: float | None) -> str:
+    """A time per decision as ``arena duel`` says it ("4.2 ms"); "-" where none was timed."""
+    if seconds is None or math.isnan(seconds):
+        return "-"
+    return duration_text(seconds)
 
 
 def entry_page_name(entry_id: int) -> str:
@@ -55,7 +63,8 @@ def index_page(connection: sqlite3.Connection, *, live: bool = False) -> str:
             f'<tr class="standing"><td>{k}</td><td class="name">{link}</td><td>{r.version}</td>'
             f'<td class="rating">{_number(r.rating, "+.1f")}</td><td>{_number(r.rating_low, "+.1f")}</td>'
             f"<td>{_number(r.rating_high, '+.1f')}</td><td>{r.games}</td>"
-            f"<td>{_number(r.score, '.3f')}</td><td>{r.faults}</td></tr>"
+            f"<td>{_number(r.score, '.3f')}</td><td>{r.faults}</td>"
+            f'<td class="time">{_duration(r.seconds_per_decision)}</td></tr>'
         )
     heat = []
     for name, row in cross.iterrows():
@@ -71,7 +80,8 @@ def index_page(connection: sqlite3.Connection, *, live: bool = False) -> str:
     body = (
         f'<h1>Standings</h1><p id="games">{games} games between active entries</p>'
         '<table id="standings"><tr><th>#</th><th>name</th><th>version</th><th>rating</th>'
-        "<th>95% low</th><th>95% high</th><th>games</th><th>score</th><th>faults</th></tr>"
+        "<th>95% low</th><th>95% high</th><th>games</th><th>score</th><th>faults</th>"
+        "<th>time/decision</th></tr>"
         + "".join(rows)
         + "</table><h2>Crosstable</h2><p>Score of the row against the column.</p>"
         f'<table id="crosstable"><tr><th></th>{heads}</tr>{"".join(heat)}</table>'
@@ -89,7 +99,8 @@ def entry_page(connection: sqlite3.Connection, entry_id: int) -> str | None:
     name = row["name"]
     versions = connection.execute(
         "SELECT e.id, e.version, e.spec, e.added, e.active, COUNT(s.game) AS games, "
-        "COALESCE(AVG(s.win), 0) AS score FROM entries e LEFT JOIN seats s ON s.entry = e.id "
+        "COALESCE(AVG(s.win), 0) AS score, SUM(s.seconds) / SUM(s.decisions) AS per_decision "
+        "FROM entries e LEFT JOIN seats s ON s.entry = e.id "
         "WHERE e.name = ? GROUP BY e.id ORDER BY e.version",
         (name,),
     ).fetchall()
@@ -103,7 +114,8 @@ def entry_page(connection: sqlite3.Connection, entry_id: int) -> str | None:
             f"<td>{html.escape(v['added'])}</td>"
             f"<td>{'active' if v['active'] else 'retired'}</td><td>{v['games']}</td>"
             f"<td>{v['score']:.3f}</td><td class=\"rating\">{_number(elo, '+.1f')}</td>"
-            f"<td>{_number(low, '+.1f')}</td><td>{_number(high, '+.1f')}</td></tr>"
+            f"<td>{_number(low, '+.1f')}</td><td>{_number(high, '+.1f')}</td>"
+            f'<td class="time">{_duration(v["per_decision"])}</td></tr>'
         )
     faults = connection.execute(
         "SELECT f.game, f.status, f.reason, f.replay FROM faults f JOIN entries e ON e.id = f.entry "
@@ -141,7 +153,8 @@ def entry_page(connection: sqlite3.Connection, entry_id: int) -> str | None:
         "<h2>Versions</h2><p>Each version's rating is fitted over every stored game, retired "
         "versions' too, so the versions are on one scale.</p>"
         '<table id="versions"><tr><th>version</th><th>spec</th><th>added</th><th>state</th>'
-        "<th>games</th><th>score</th><th>rating</th><th>95% low</th><th>95% high</th></tr>"
+        "<th>games</th><th>score</th><th>rating</th><th>95% low</th><th>95% high</th>"
+        "<th>time/decision</th></tr>"
         f"{''.join(lines)}</table>{_rating_chart([ratings.get(v['id'], nan) for v in versions])}"
         f'<h2>Faults</h2><ul id="faults">{"".join(fault_lines) or "<li>none</li>"}</ul>'
         f'<h2>Recorded games</h2><ul id="games">{"".join(game_lines) or "<li>none yet</li>"}</ul>'

@@ -17,6 +17,7 @@ import dataclasses
 import fcntl
 import io
 import json
+import math
 import os
 import shlex
 import sqlite3
@@ -137,9 +138,29 @@ def play_league(
         os.close(lock)
 
 
-def _load_entry(entry: Entry, trusted: bool) -> PlayerSpec:
+class ClockSettingError(ValueError):
+    """A league's stored clock setting that is not a positive number of seconds."""
+
+
+def league_clock(settings: dict) -> tuple[float, float | None]:
+    """The league's (move timeout, game time) in seconds, as stored at ``init`` or changed by
+    ``run``: every game of the league is played under them.  A league made before they were
+    settings has none stored: 10 s a move, no game clock.  Raises :class:`ClockSettingError`
+    for a stored value that is not a positive number (a hand-edited or hostile database)."""
+    move = settings.get("move_timeout", DEFAULT_MOVE_TIMEOUT)
+    game = settings.get("game_time")
+    for key, value in (("move_timeout", move), ("game_time", game)):
+        if value is None and key == "game_time":
+            continue
+        if not isinstance(value, int | float) or isinstance(value, bool) or not 0 < value < math.inf:
+            shown = json.dumps(value)[:40]
+            raise ClockSettingError(f"the league's {key} setting is {shown}, not a positive number")
+    return float(move), None if game is None else float(game)
+
+
+def _load_entry(entry: Entry, trusted: bool, move_timeout: float) -> PlayerSpec:
     """The entry as a player, under its league name; raises StrategyError."""
-    player = load_player(entry.play_spec, isolate=not trusted, limits=None, move_timeout=DEFAULT_MOVE_TIMEOUT)
+    player = load_player(entry.play_spec, isolate=not trusted, limits=None, move_timeout=move_timeout)
     return dataclasses.replace(player, label=entry.name)
 
 
@@ -147,16 +168,19 @@ def _plan_spec(players: Sequence[PlayerSpec], entries: Sequence[Entry], settings
     """The plan as a gauntlet of ``entries``: keyed by its pairs' keys, never by the league's
     secret itself (a league of the old scheme: by its seed, as it always was)."""
     key = plan_seed_key(settings, entries)
+    move_timeout, game_time = league_clock(settings)
     return TournamentSpec(
         rulesets=tuple(Ruleset(**r) for r in settings["rulesets"]),
         players=tuple(players),
         format="gauntlet",
         games=settings["games"],
         seed=settings["seed"] if key is None else key.spec_seed(),
-        move_timeout=DEFAULT_MOVE_TIMEOUT,
+        move_timeout=move_timeout,
+        game_time=game_time,
         record_deals=RECORD_DEALS,
         chunk_games=CHUNK_GAMES,
         seed_key=key,
+        time_decisions=True,  # each entry's time per decision, in the table and the pages
     )
 
 
@@ -172,6 +196,7 @@ def _play(
     on_batch: Callable[[BatchResult], None] | None,
 ) -> RunReport:
     per_pair = -(-settings["games"] // 2) * 2 * len(settings["rulesets"])
+    move_timeout = league_clock(settings)[0]
     # Each active entry is loaded once.  One that can't load now, or whose program or module
     # changed since it was added, holds up only its own pairs: the others are played.
     loaded: dict[int, PlayerSpec] = {}
@@ -182,7 +207,7 @@ def _play(
             skipped.append(changed)
             continue
         try:
-            loaded[entry.id] = _load_entry(entry, trusted)
+            loaded[entry.id] = _load_entry(entry, trusted, move_timeout)
         except StrategyError as exc:
             skipped.append(f"{' '.join(str(exc).split())} (its games wait for a later run)")
     plans = plan_work(connection, per_pair, set(loaded))
@@ -273,6 +298,7 @@ def _store(
     for row in rows:
         by_game.setdefault(int(row["game"]), []).append(row)
     details = {(d.game, d.seat): d for d in result.fault_details}
+    times = dict(zip(range(result.start, result.stop), result.game_times, strict=False))
     records = {r.game: r.events for r in result.records}
     with connection:
         for game, seats in by_game.items():
@@ -302,8 +328,11 @@ def _store(
             for row in seats:
                 seat = int(row["seat"])
                 entry = entries[index_of[row["player"]]]
+                timed = times.get(game, ())
+                seconds, decisions = timed[seat] if seat < len(timed) else (None, None)
                 connection.execute(
-                    "INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO seats (game, seat, entry, score, rank, win, turns, farkles, status, "
+                    "reason, seconds, decisions) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         game_id,
                         seat,
@@ -315,6 +344,8 @@ def _store(
                         int(row["farkles"]),
                         row["status"],
                         row["reason"],
+                        seconds,
+                        decisions,
                     ),
                 )
                 detail = details.get((game, seat))

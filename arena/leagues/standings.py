@@ -14,7 +14,7 @@ from arena.tournaments.rows import HEADER, csv_field, win_text
 
 _ACTIVE_GAMES = """
 SELECT g.id, g.ruleset, g.deal, g.seed, s.seat, e.name, s.score, s.rank, s.win, s.turns,
-       s.farkles, s.status, s.reason, s.entry, g.ending
+       s.farkles, s.status, s.reason, s.entry, g.ending, s.seconds, s.decisions
 FROM games g JOIN seats s ON s.game = g.id JOIN entries e ON e.id = s.entry
 WHERE g.low IN (SELECT id FROM entries WHERE active = 1)
   AND g.high IN (SELECT id FROM entries WHERE active = 1)
@@ -77,6 +77,23 @@ def standings_object(table: pd.DataFrame, games: int) -> dict[str, Any]:
     }
 
 
+#: The standings' columns.  ``seconds_per_decision``: the entry's mean time per decision over
+#: the timed games (as arena's process timed each decision, the trip to an isolated seat
+#: included: ``arena duel``'s time/decision), NaN if none was timed; ``decisions`` counts them.
+TABLE_COLUMNS = [
+    "name",
+    "version",
+    "rating",
+    "rating_low",
+    "rating_high",
+    "games",
+    "score",
+    "faults",
+    "seconds_per_decision",
+    "decisions",
+]
+
+
 def standings(connection: sqlite3.Connection) -> tuple[pd.DataFrame, pd.DataFrame, int]:
     """(the table, best first; the crosstable of score shares, row against column; games)."""
     active = connection.execute(
@@ -87,6 +104,7 @@ def standings(connection: sqlite3.Connection) -> tuple[pd.DataFrame, pd.DataFram
     played = dict.fromkeys(names, 0)
     score = dict.fromkeys(names, 0.0)
     faults = dict.fromkeys(names, 0)
+    thinking = {name: [0.0, 0] for name in names}  # seconds deciding, decisions (timed seats)
     cross: dict[tuple[str, str], list[float]] = {}
     games = _games(connection)
     for rows in games.values():
@@ -97,6 +115,9 @@ def standings(connection: sqlite3.Connection) -> tuple[pd.DataFrame, pd.DataFram
             played[r[5]] += 1
             score[r[5]] += r[8]
             faults[r[5]] += r[11] != "ok"
+            if r[16] is not None:  # NULL: stored before seats were timed (schema 4)
+                thinking[r[5]][0] += r[15]
+                thinking[r[5]][1] += r[16]
             for other in seated:
                 if other != r[5]:
                     cell = cross.setdefault((r[5], other), [0.0, 0])
@@ -108,6 +129,7 @@ def standings(connection: sqlite3.Connection) -> tuple[pd.DataFrame, pd.DataFram
     for r in active:
         elo, low, high = ratings.get(r["name"], nan)
         n = played[r["name"]]
+        seconds, decisions = thinking[r["name"]]
         records.append(
             {
                 "name": r["name"],
@@ -118,12 +140,11 @@ def standings(connection: sqlite3.Connection) -> tuple[pd.DataFrame, pd.DataFram
                 "games": n,
                 "score": score[r["name"]] / n if n else math.nan,
                 "faults": faults[r["name"]],
+                "seconds_per_decision": seconds / decisions if decisions else math.nan,
+                "decisions": decisions,
             }
         )
-    table = pd.DataFrame(
-        records,
-        columns=["name", "version", "rating", "rating_low", "rating_high", "games", "score", "faults"],
-    )
+    table = pd.DataFrame(records, columns=TABLE_COLUMNS)
     if len(table):
         table = table.sort_values(
             ["rating", "name"], ascending=[False, True], na_position="last", kind="stable"

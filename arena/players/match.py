@@ -203,6 +203,14 @@ def timeout_reason(kind: str, limit: float | None) -> str:
     return f"{kind} took longer than {limit:g} s"
 
 
+def clock_reason(kind: str, game_time: float) -> str:
+    """The reason recorded when a seat's call of ``kind`` ran past what was left of its game
+    clock (``game_time`` seconds for all its calls in one game; ``docs/faults.md``)."""
+    if kind == DECIDE:
+        return f"used up its game time ({game_time:g} s)"
+    return f"{kind}: used up its game time ({game_time:g} s)"
+
+
 def error_reason(kind: str, text: str) -> str:
     """The reason recorded when a call of ``kind`` failed with ``text``."""
     if kind == DECIDE:
@@ -233,6 +241,14 @@ class Guard:
     Timing (see :mod:`arena.players.timeout`): in the main thread a call is only marked as
     running, with a token unique to it, and the watchdog's signal stops it; elsewhere the clock
     is read before and after each call.
+
+    ``game_time``: a chess clock, the seconds each seat may spend in all its decisions and
+    ``end_turn`` calls of one game together (:meth:`start_clocks` sets every seat's clock at a
+    game's start; ``start_game`` and ``end_game``, once a game each, have the move timeout
+    alone, as they include a seat process's setting up).  Such a call's deadline is the move
+    timeout or what is left of the seat's clock, whichever comes first, and running out is a
+    ``timeout`` fault like a move timeout (``docs/faults.md``).  Only a guard with a game time
+    reads the clock around each call.
     """
 
     def __init__(
@@ -240,11 +256,21 @@ class Guard:
         limit: float | None = None,
         board: memoryview | None = None,
         injected: Mapping[int, tuple[str, str]] | None = None,
+        game_time: float | None = None,
     ) -> None:
         self.limit = limit
-        self.clock = move_clock() if limit is not None else None
+        self.game_time = game_time
+        #: Each seat's time left on its game clock in the game being played (game_time only).
+        self.left: list[float] | None = None
+        #: The deadline of the call in progress (seconds; None: untimed): a seat process's
+        #: parent waits this long for the reply (:class:`arena.sandbox.RemoteSeat`).
+        self.call_limit: float | None = limit
+        #: True while the call in progress runs on what is left of its seat's game clock.
+        self._on_clock = False
+        watched = limit if limit is not None else game_time
+        self.clock = move_clock() if watched is not None else None
         if self.clock is not None:
-            self.clock.arm(limit)
+            self.clock.arm(watched)
         self.board = board if board is not None else memoryview(bytearray(8 * BOARD_SLOTS)).cast("q")
         self.calls = 0
         self.injected = dict(injected or {})
@@ -258,8 +284,56 @@ class Guard:
         later = [c for c in self.injected if c > k]
         self._next_injected = min(later, default=-1)
         if status == "timeout":
-            return PlayerFault(seat, "timeout", timeout_reason(kind, self.limit), game)
+            # Did the call killed from outside run on its game clock?
+            self._on_clock = False
+            if kind in (DECIDE, END_TURN):
+                self._set_deadline(seat)
+            reason = self._timeout_reason(kind)
+            self._clear_deadline(seat, 0.0)
+            return PlayerFault(seat, "timeout", reason, game)
         return PlayerFault(seat, status, error_reason(kind, text), game)
+
+    def start_clocks(self, seats: int) -> None:
+        """A new game of ``seats`` seats: every seat's game clock set to the game time."""
+        if self.game_time is not None:
+            self.left = [self.game_time] * seats
+
+    def stop_clocks(self) -> None:
+        """The game is over: calls are timed by the move timeout alone until the next game."""
+        self.left = None
+
+    def _set_deadline(self, seat: int) -> float:
+        """Before a call of ``seat`` with a game clock: its deadline, the earlier of the move
+        timeout and the seat's clock, set for the watchdog (and a seat process's parent).
+        Returns when the call starts (perf_counter)."""
+        left = self.left
+        if left is None or seat >= len(left):
+            return 0.0
+        rest = max(left[seat], 0.0)
+        self._on_clock = self.limit is None or rest < self.limit
+        deadline = rest if self._on_clock else self.limit
+        self.call_limit = deadline
+        if self.clock is not None:
+            self.clock.limit = deadline
+        return perf_counter()
+
+    def _clear_deadline(self, seat: int, started: float) -> bool:
+        """After a call of ``seat`` with a game clock: its time taken off the seat's clock, the
+        move timeout set back; True if the clock ran out during the call."""
+        left = self.left
+        if left is None or seat >= len(left):
+            return False
+        if started:
+            left[seat] -= perf_counter() - started
+        if self.clock is not None:
+            self.clock.limit = self.limit if self.limit is not None else self.game_time
+        self.call_limit = self.limit
+        return started > 0 and left[seat] < 0
+
+    def _timeout_reason(self, kind: str) -> str:
+        if self._on_clock and self.game_time is not None:
+            return clock_reason(kind, self.game_time)
+        return timeout_reason(kind, self.limit)
 
     def _watched(self, seat: int, game: Game | None) -> None:
         watch = self.watch
@@ -308,6 +382,10 @@ class Guard:
         token = object()
         value = failure = None
         over = False
+        # Of the hooks only end_turn runs on the game clock: it is called during play, after
+        # every turn; start_game and end_game, once a game each, have the move timeout alone.
+        on_clock = self.left is not None and kind == END_TURN
+        started = self._set_deadline(seat) if on_clock else 0.0
         try:
             try:
                 self._begin(token)
@@ -326,9 +404,13 @@ class Guard:
         except MoveTimeout:
             self._end(token)
             over = True
+        if on_clock:
+            over = self._clear_deadline(seat, started) or over
+        else:
+            self._on_clock = False
         board[PHASE] = 2 * k + 2
         if over:
-            raise PlayerFault(seat, "timeout", timeout_reason(kind, self.limit), game)
+            raise PlayerFault(seat, "timeout", self._timeout_reason(kind), game)
         if failure is not None:
             reason = failure.text if failure.reported else error_reason(kind, failure.text)
             raise PlayerFault(seat, "error", reason, game, failure.traceback) from failure.exc
@@ -350,6 +432,7 @@ class Guard:
         token = object()
         applying = False
         fault: PlayerFault | None
+        started = self._set_deadline(seat) if self.left is not None else 0.0
         try:
             try:
                 self._begin(token)
@@ -365,6 +448,9 @@ class Guard:
         except MoveTimeout:  # the signal came as the call ended
             self._end(token)
             fault = self._timeout(seat, game)
+        ran_out = self.left is not None and self._clear_deadline(seat, started)
+        if ran_out and (fault is None or fault.status != "timeout"):
+            fault = self._timeout(seat, game)  # late, whatever it returned or raised (as in call)
         self.board[PHASE] = k + k + 2
         if fault is not None:
             raise fault
@@ -372,7 +458,13 @@ class Guard:
     def play(self, game: Game, deciders: Sequence[Callable[[Any], Any]]) -> None:
         """Play ``game`` to its end, ``deciders[seat]`` deciding for each seat, every decision
         guarded as by :meth:`move`.  The hot loop of every tournament: :meth:`move` written out
-        on local variables, with each decision's view as its token."""
+        on local variables, with each decision's view as its token.  With game clocks each
+        decision goes through :meth:`move`, which reads the clock around it."""
+        if self.left is not None:
+            while not game.over:
+                turn = game.view()
+                self.move(turn.seat, deciders[turn.seat], turn, game)
+            return
         board = self.board
         clock = self.clock
         signalled = self._signalled()
@@ -426,7 +518,7 @@ class Guard:
             self.calls = calls
 
     def _timeout(self, seat: int, game: Game) -> PlayerFault:
-        return PlayerFault(seat, "timeout", timeout_reason(DECIDE, self.limit), game)
+        return PlayerFault(seat, "timeout", self._timeout_reason(DECIDE), game)
 
     def _failed(
         self, exc: BaseException, seat: int, token: object, applying: bool, game: Game
@@ -560,6 +652,7 @@ def play_match(
     guard: Guard | None = None,
     on_fault: Callable[[PlayerFault], None] | None = None,
     clock: DecisionClock | None = None,
+    game_time: float | None = None,
 ) -> GameResult:
     """Play one game; ``players[i]`` sits in seat i.
 
@@ -570,12 +663,30 @@ def play_match(
     their ``end_game``.  A seat given as a :class:`PlayerFault` (its player could not be
     made) is out from the start; so is one whose name, hooks or ``start_game`` fail.
 
-    With ``move_timeout`` (seconds) a call into a strategy that runs longer is a fault.  A
-    tournament passes its own ``guard`` (which carries the timeout) instead.  ``clock`` times
-    each seat's decisions.
+    With ``move_timeout`` (seconds) a call into a strategy that runs longer is a fault; with
+    ``game_time`` (seconds) so is a seat's call that runs past what is left of its game clock,
+    all its calls of this game together (a chess clock: docs/faults.md).  A tournament passes
+    its own ``guard`` (which carries both) instead.  ``clock`` times each seat's decisions.
     """
     if guard is None:
-        guard = Guard(move_timeout)
+        guard = Guard(move_timeout, game_time=game_time)
+    guard.start_clocks(len(players))
+    try:
+        return _play_match(rules, players, seed, on_event, max_rounds, guard, on_fault, clock)
+    finally:
+        guard.stop_clocks()  # calls between games (creating players) are on no game's clock
+
+
+def _play_match(
+    rules: Ruleset,
+    players: Sequence[Player | PlayerFault],
+    seed: int,
+    on_event: Callable[[Event], None] | None,
+    max_rounds: int,
+    guard: Guard,
+    on_fault: Callable[[PlayerFault], None] | None,
+    clock: DecisionClock | None,
+) -> GameResult:
 
     def faulted(fault: PlayerFault) -> None:
         if on_fault is None:

@@ -100,13 +100,22 @@ class RemoteSeat:
     """A Player whose decisions are made in a seat process."""
 
     def __init__(
-        self, process: SeatProcess, name: str, limit: float | None, grace: float, keeps: bool = True
+        self,
+        process: SeatProcess,
+        name: str,
+        limit: float | None,
+        grace: float,
+        keeps: bool = True,
+        deadline: Callable[[], float | None] | None = None,
     ) -> None:
         self.name = name
         self._keeps = keeps
         self._process = process
         self._limit = limit
         self._grace = grace
+        #: The deadline of the call being made, if it can be shorter than ``limit`` (a game
+        #: clock running out: :class:`~arena.players.match.Guard`'s ``call_limit``).
+        self._deadline = deadline
 
     def start_game(self, info: GameInfo) -> None:
         self._call(wire.game_start(info.rules, info.seat, info.names, info.strategy_seed), "ready")
@@ -124,11 +133,17 @@ class RemoteSeat:
 
     @staticmethod
     def of(
-        process: SeatProcess, name: str, limit: float | None, grace: float, keeps: bool, turn_ends: bool
+        process: SeatProcess,
+        name: str,
+        limit: float | None,
+        grace: float,
+        keeps: bool,
+        turn_ends: bool,
+        deadline: Callable[[], float | None] | None = None,
     ) -> RemoteSeat:
         """The seat for a process whose hello asked for turn ends (protocol 2) or not."""
         kind = RemoteSeatWithTurnEnds if turn_ends else RemoteSeat
-        return kind(process, name, limit, grace, keeps)
+        return kind(process, name, limit, grace, keeps, deadline)
 
     def _call(self, message: bytes, expected: str) -> dict[str, Any]:
         reply, late = self._exchange(message)
@@ -138,8 +153,9 @@ class RemoteSeat:
         process = self._process
         if not process.alive:
             raise ReportedFailure("error", shorten(process.ended or "the seat's process has ended"))
+        limit = self._limit if self._deadline is None else self._deadline()
         try:
-            return process.exchange(message, self._limit, self._grace)
+            return process.exchange(message, limit, self._grace)
         except NoReply:
             raise MoveTimeout from None
 
@@ -223,7 +239,11 @@ class SeatPool:
         *,
         random_seed: int = 0,
         place: SeatPlace = NOWHERE,
+        deadline: Callable[[], float | None] | None = None,
     ) -> None:
+        """``deadline``: the deadline of each call, where it can be shorter than the move
+        timeout (a game clock: the guard's ``call_limit``)."""
+        self.deadline = deadline
         self.players = players
         self.limits = limits
         self.move_timeout = move_timeout
@@ -269,7 +289,9 @@ class SeatPool:
                 raise self._failed[index] from None
             self._live[key] = live
         process, name, keeps, turn_ends = live
-        return RemoteSeat.of(process, name, self.move_timeout, self.limits.grace, keeps, turn_ends)
+        return RemoteSeat.of(
+            process, name, self.move_timeout, self.limits.grace, keeps, turn_ends, self.deadline
+        )
 
     def _fail(self, index: int, failure: ReportedFailure) -> None:
         """Remember that player ``index`` can't start, and stop its other orders' processes

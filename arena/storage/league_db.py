@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 #: The schema this arena writes.
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 DATABASE_NAME = "league.sqlite"
 #: The folder of a league that holds its database and its seats' logs: hidden from every seat.
 PRIVATE_FOLDER = "data"
@@ -96,6 +96,12 @@ CREATE TABLE records (
     # not record it.
     2: """
 ALTER TABLE games ADD COLUMN ending TEXT NOT NULL DEFAULT ''
+""",
+    # 4: each seat's time deciding (seconds, as arena's process timed it) and its decisions;
+    # NULL for a seat stored before, which was not timed.
+    3: """
+ALTER TABLE seats ADD COLUMN seconds REAL;
+ALTER TABLE seats ADD COLUMN decisions INTEGER
 """,
 }
 
@@ -198,6 +204,14 @@ def settings(connection: sqlite3.Connection) -> dict[str, Any]:
     if not isinstance(data, dict) or not all(k in data for k in keys):
         raise LeagueDatabaseError("the league database is damaged: its settings are missing")
     return data
+
+
+def store_settings(connection: sqlite3.Connection, settings: dict[str, Any]) -> None:
+    """Replace the league's settings (``league run`` changing its clock), in one transaction."""
+    with connection:
+        connection.execute(
+            "UPDATE meta SET value = ? WHERE key = 'settings'", (json.dumps(settings, sort_keys=True),)
+        )
 
 
 def _connect(path: Path) -> sqlite3.Connection:

@@ -114,6 +114,10 @@ def _say_compiling() -> None:
     )
 
 
+#: Each seat's (seconds deciding, decisions) in one game.
+SeatTimes = tuple[tuple[float, int], ...]
+
+
 class BatchPlayer:
     """Plays games of one tournament in this process.  Built once per process (or per
     template, before the chunk processes are forked from it).
@@ -180,7 +184,7 @@ class BatchPlayer:
                 send(piece)
             return
         if self.guard is None:
-            self.guard = Guard(spec.move_timeout)
+            self.guard = Guard(spec.move_timeout, game_time=spec.game_time)
         guard = self.guard
         pool = None
         if spec.seat_limits is not None:
@@ -190,6 +194,8 @@ class BatchPlayer:
                 spec.move_timeout,
                 random_seed=chunk_random_seed(spec.seed, first),
                 place=self.place,
+                # With game clocks a call's deadline can be shorter than the move timeout.
+                deadline=None if spec.game_time is None else (lambda: guard.call_limit),
             )
             pool.start_early(self._seat_keys(first, stop))
         if pool is None:
@@ -241,20 +247,24 @@ class BatchPlayer:
         details: list[FaultDetail] = []  # one per fault of the piece
         records: list[GameRecord] = []
         self._times = [[0.0, 0] for _ in self.spec.players] if self.spec.time_decisions else None
+        game_times: list[SeatTimes] = []
         piece_start = emit_from
         for game in range(first, stop):
             if game in compiled:
                 if game < emit_from:
                     continue
                 text, share = compiled[game]
+                seat_times: SeatTimes = ()
             else:
                 played = self._play_game(game, emit_from, careful, on_changed_rules, guard, pool)
                 if played is None:
                     continue
-                text, share, faults, record = played
+                text, share, faults, record, seat_times = played
                 details.extend(faults)
                 if record is not None:
                     records.append(record)
+            if self._times is not None:
+                game_times.append(seat_times)
             parts.append(text)
             shares.append(share)
             if (every is not None and game + 1 - piece_start >= every) or game + 1 == stop:
@@ -268,9 +278,10 @@ class BatchPlayer:
                         tuple(details),
                         tuple(records),
                         () if self._times is None else tuple((t, int(n)) for t, n in self._times),
+                        game_times=tuple(game_times),
                     )
                 )
-                parts, shares, details, records = [], [], [], []
+                parts, shares, details, records, game_times = [], [], [], [], []
                 if self._times is not None:
                     self._times = [[0.0, 0] for _ in self.spec.players]
                 piece_start = game + 1
@@ -283,10 +294,11 @@ class BatchPlayer:
         on_changed_rules: Callable[[int], None] | None,
         guard: Guard,
         pool: SeatPool | None,
-    ) -> tuple[str, tuple[float, ...], list[FaultDetail], GameRecord | None] | None:
-        """Play ``game`` in Python: its rows, win shares, faults (in the order they happened)
-        and its record if the spec keeps it; None for a game before ``emit_from`` (played only
-        for the state it leaves)."""
+    ) -> tuple[str, tuple[float, ...], list[FaultDetail], GameRecord | None, SeatTimes] | None:
+        """Play ``game`` in Python: its rows, win shares, faults (in the order they happened),
+        its record if the spec keeps it and each seat's (seconds deciding, decisions) if the
+        spec times them (else ()); None for a game before ``emit_from`` (played only for the
+        state it leaves)."""
         spec = self.spec
         guard.board[GAME] = game
         slot = self.schedule.slot(game)
@@ -353,7 +365,8 @@ class BatchPlayer:
         record = None
         if happened is not None and (faults or slot.deal < spec.record_deals):
             record = GameRecord(game, record_json([spec.labels[i] for i in slot.seats], happened))
-        return text, result.win_shares, details, record
+        seat_times = () if clock is None else tuple(zip(clock.seconds, clock.decisions, strict=True))
+        return text, result.win_shares, details, record, seat_times
 
     def _seat_keys(self, first: int, stop: int) -> list[tuple[int, int]]:
         """The (isolated player, seat order) pairs of games first..stop-1, in order of first use:

@@ -67,6 +67,9 @@ class BatchResult:
     #: Per player (spec order): seconds spent deciding and decisions, in the games played in
     #: Python, when the spec asks (time_decisions); empty otherwise.
     decision_times: tuple[tuple[float, int], ...] = ()
+    #: Per game of the batch, in order, each seat's (seconds deciding, decisions), when the
+    #: spec asks (time_decisions); () for a game the compiled kernel played; empty otherwise.
+    game_times: tuple[tuple[tuple[float, int], ...], ...] = ()
     #: The rows' numbers, where the kernel played every game of the batch; None otherwise.
     columns: GameColumns | None = None
     #: The journal's checksum of the rows' UTF-8 bytes (:func:`rows_digest`), made where they

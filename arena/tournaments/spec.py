@@ -80,6 +80,9 @@ class TournamentSpec:
     seed: int = 0
     seats: int | None = None  # free-for-all: seats per game, drawn from the players
     move_timeout: float | None = DEFAULT_MOVE_TIMEOUT
+    #: A chess clock: the seconds each seat may spend in all its calls of one game together;
+    #: running out is a ``timeout`` fault (docs/faults.md).  None: no game clock.
+    game_time: float | None = None
     max_rounds: int = DEFAULT_MAX_ROUNDS
     chunk_games: int = DEFAULT_CHUNK_GAMES
     #: The limits of every seat process; set (to the defaults if not given) when a player is
@@ -126,6 +129,8 @@ class TournamentSpec:
             raise ValueError(f"max_rounds must be 1 to {MAX_VALUE:,} (the compiled kernel counts in int64)")
         if self.move_timeout is not None and not (0 < self.move_timeout < math.inf):
             raise ValueError(f"move timeout must be a positive number of seconds, got {self.move_timeout}")
+        if self.game_time is not None and not (0 < self.game_time < math.inf):
+            raise ValueError(f"game time must be a positive number of seconds, got {self.game_time}")
         names = [r.name for r in self.rulesets]
         repeated = sorted({name for name in names if names.count(name) > 1})
         if repeated:
@@ -172,6 +177,8 @@ class TournamentSpec:
         (A run without isolated players has no ``seat_limits`` entry, so its fingerprint is the
         one arena gave it before seats existed.)"""
         identity = self._identity()
+        if self.game_time is not None:  # absent without a game clock: older runs' fingerprints hold
+            identity["game_time"] = self.game_time
         if self.seat_limits is not None:
             identity["seat_limits"] = self.seat_limits.as_dict()
         if self.seed_key is not None:
@@ -229,6 +236,7 @@ def spec_from_identity(data: dict[str, Any], command: str = "") -> TournamentSpe
         seed=data["seed"],
         seats=data["seats"],
         move_timeout=data["move_timeout"],
+        game_time=data.get("game_time"),
         max_rounds=data["max_rounds"],
         chunk_games=data.get("chunk_games", DEFAULT_CHUNK_GAMES),
         seat_limits=limits,
@@ -280,6 +288,13 @@ def check_identity(data: Any) -> None:
     ):
         raise SpecFieldError(
             f"move_timeout must be a positive number of seconds or null, got {json.dumps(timeout)}"
+        )
+    game_time = data.get("game_time")
+    if game_time is not None and (
+        not isinstance(game_time, int | float) or isinstance(game_time, bool) or not 0 < game_time < math.inf
+    ):
+        raise SpecFieldError(
+            f"game_time must be a positive number of seconds or null, got {json.dumps(game_time)}"
         )
     rulesets = data["rulesets"]
     if not isinstance(rulesets, list) or not rulesets or not all(isinstance(r, dict) for r in rulesets):

@@ -324,7 +324,9 @@ class _Supervisor:
         self.commands = commands
         self.results = results
         self.every = every
-        self.limit = spec.move_timeout
+        # No call may run longer than the move timeout, nor than a whole game clock.
+        limits = [t for t in (spec.move_timeout, spec.game_time) if t is not None]
+        self.limit = min(limits) if limits else None
         # Outside calls a chunk process may be starting a seat process (SeatLimits.start_seconds).
         self.stall = STALL + (spec.seat_limits.start_seconds if spec.seat_limits is not None else 0.0)
         self.pid = os.getpid()
@@ -546,7 +548,7 @@ def _chunk_process(
         solver = sys.modules.get("arena.players.solver")
         solved_before = len(solver.SOLVED) if solver is not None else 0
         player = template.player
-        player.guard = Guard(spec.move_timeout, template.board, injected)
+        player.guard = Guard(spec.move_timeout, template.board, injected, spec.game_time)
 
         def changed_rules(game: int) -> None:
             _flush()
