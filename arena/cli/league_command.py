@@ -13,26 +13,39 @@ from arena.tournaments.dask_backend import INSTALL_HINT
 from arena.tournaments.interrupts import EXIT_INTERRUPTED, EXIT_TERMINATED
 
 
-def _open(folder: str):
+def _open(folder: str, *, read_only: bool = False):
     from arena.leagues import League, LeagueError
 
+    _remember(folder)
     try:
-        return League(folder)
+        return League(folder, read_only=read_only)
     except LeagueError as exc:
         fail(str(exc), 1)
 
 
+def _remember(folder: str) -> None:
+    """Keep the league's folder for :class:`_LeagueGroup`'s one line about its database."""
+    click.get_current_context().meta["arena_league_folder"] = folder
+
+
 class _LeagueGroup(click.Group):
-    """Its commands, with a damaged database said in one line (SQLite finds the damage only
-    when it reads the page that holds it, so any command may meet it)."""
+    """Its commands, with what SQLite finds wrong said in one line (read-only, busy, not a
+    database, damaged: SQLite finds damage only when it reads the page that holds it, so any
+    command may meet it)."""
 
     def invoke(self, ctx: click.Context) -> object:
         import sqlite3
 
         try:
             return super().invoke(ctx)
-        except sqlite3.DatabaseError as exc:
-            fail(f"the league database is damaged ({exc}); restore data/league.sqlite from a copy", 1)
+        except sqlite3.Error as exc:
+            from pathlib import Path
+
+            from arena.storage.league_db import database_path, describe_error
+
+            folder = ctx.meta.get("arena_league_folder")
+            path = database_path(Path(folder)) if folder is not None else Path("data/league.sqlite")
+            fail(describe_error(exc, path), 1)
 
 
 @click.group("league", cls=_LeagueGroup)
@@ -170,7 +183,7 @@ def _cell(value: float, fmt: str) -> str:
 @click.option("--json", "as_json", is_flag=True, help="The standings as one JSON object.")
 def table_command(folder: str, as_json: bool) -> None:
     """The standings over every game between active entries, with a crosstable."""
-    league = _open(folder)
+    league = _open(folder, read_only=True)
     if as_json:
         echo_json(league.table_json())
         return
@@ -205,7 +218,7 @@ def games_command(folder: str, as_json: bool) -> None:
     import csv
     import io
 
-    league = _open(folder)
+    league = _open(folder, read_only=True)
     if as_json:
         echo_json(list(csv.DictReader(io.StringIO(league.games_csv()))))
         return
