@@ -258,3 +258,60 @@ def test_busy_not_a_database_and_damaged_are_each_their_own_line(finished: Path,
     code, _, err = cli_run("league", "table", str(folder))
     assert code == 1 and err.count("\n") == 1
     assert f"{database} is not a league database (not an SQLite file" in err and "damaged" not in err
+
+
+# --- league export and league serve -------------------------------------------------------------
+
+EXPORT_CASES = [("index.html", "file-link"), ("index.html", "dangling"), ("index.html", "fifo"),
+                ("entry-1.html", "hard-link"), ("", "folder-link"), ("notes.txt", "other")]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "how"), EXPORT_CASES)
+def test_export_writes_through_no_planted_link_and_replaces_only_its_own_pages(
+    finished: Path, tmp_path: Path, name: str, how: str
+) -> None:
+    site = tmp_path / "site"
+    assert cli_run("league", "export", str(finished), str(site))[0] == 0  # an earlier export
+    first = snapshot(site)
+    assert cli_run("league", "export", str(finished), str(site))[0] == 0  # replaced: allowed
+    assert snapshot(site) == first
+    outside = tmp_path / "outside"
+    outside.write_bytes(SECRET)
+    place = site / name
+    if how == "folder-link":
+        shutil.rmtree(site)
+        outside.unlink()
+        outside.mkdir()
+        site.symlink_to(outside, target_is_directory=True)
+        place = site
+    elif how == "other":
+        place.write_bytes(SECRET)  # the user's own file: export does not overwrite a folder holding it
+    else:
+        place.unlink()
+        if how == "file-link":
+            place.symlink_to(outside)
+        elif how == "dangling":
+            place.symlink_to(tmp_path / "nothing-yet")
+        elif how == "fifo":
+            os.mkfifo(place)
+        elif how == "hard-link":
+            os.link(outside, place)
+    before = snapshot(outside)
+    code, _, err = cli_run("league", "export", str(finished), str(site))
+    assert code == 1 and err.count("\n") == 1 and err.startswith(f"arena: error: {place}: "), err
+    assert snapshot(outside) == before and not (tmp_path / "nothing-yet").exists()
+    if how == "other":
+        assert place.read_bytes() == SECRET
+
+
+def test_a_busy_port_is_one_line_that_names_port(finished: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, _, err = cli_run("league", "serve", str(finished), "--port", str(port))
+    assert code == 1 and err == (
+        f"arena: error: port {port} on 127.0.0.1 is in use: choose another with --port (0 picks a free one)\n"
+    )

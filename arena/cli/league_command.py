@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import importlib.util
 import math
 import sys
@@ -236,10 +237,13 @@ def export_command(folder: str, out: str, as_json: bool) -> None:
     from arena.leagues.web import export_site
     from arena.storage.league_db import LeagueDatabaseError
 
+    _remember(folder)
     try:
         written = export_site(Path(folder), Path(out))
-    except (LeagueDatabaseError, OSError) as exc:
+    except LeagueDatabaseError as exc:
         fail(str(exc), 1)
+    except OSError as exc:
+        fail(f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc), 1)
     if as_json:
         echo_json({"files": [str(p) for p in written]})
     else:
@@ -258,10 +262,15 @@ def serve_command(folder: str, host: str, port: int, as_json: bool) -> None:
     from arena.leagues.web import make_server
     from arena.storage.league_db import LeagueDatabaseError
 
+    _remember(folder)
     try:
         server = make_server(Path(folder), host, port)
-    except (LeagueDatabaseError, OSError) as exc:
+    except LeagueDatabaseError as exc:
         fail(str(exc), 1)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            fail(f"port {port} on {host} is in use: choose another with --port (0 picks a free one)", 1)
+        fail(f"cannot listen on {host} port {port}: {exc.strerror or exc}", 1)
     bound_host, bound_port = server.server_address[:2]
     assert isinstance(bound_host, str)  # an AF_INET server's: typeshed allows bytes, for other families
     address = f"http://{bound_host}:{bound_port}/"
