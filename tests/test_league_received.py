@@ -5,6 +5,7 @@ database is said to be read-only, not damaged, and can still be read (docs/secur
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sqlite3
@@ -315,3 +316,59 @@ def test_a_busy_port_is_one_line_that_names_port(finished: Path) -> None:
     assert code == 1 and err == (
         f"arena: error: port {port} on 127.0.0.1 is in use: choose another with --port (0 picks a free one)\n"
     )
+
+
+SERVER = """
+import resource, sys
+from pathlib import Path
+resource.setrlimit(resource.RLIMIT_NOFILE, (200, 200))
+from arena.leagues.web import make_server
+server = make_server(Path(sys.argv[1]), "127.0.0.1", 0, request_timeout=2.0)
+print(server.server_address[1], server.cap, flush=True)
+server.serve_forever()
+"""
+
+
+@pytest.mark.slow
+def test_league_serve_survives_slowloris_past_its_open_file_limit(finished: Path) -> None:
+    """A server with 200 open files at most; 300 half-sent requests, a request line that never
+    ends, a huge header: a full request still gets the standings at once, the half-sent ones are
+    closed after the request timeout, and the server lives on."""
+    import socket
+    import time
+    import urllib.request
+
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVER, str(finished)],
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    clients: list[socket.socket] = []
+    try:
+        port_text, cap = server.stdout.readline().split()  # type: ignore[union-attr]
+        port = int(port_text)
+        assert int(cap) == 200 - 64
+        base = f"http://127.0.0.1:{port}"
+        for k in range(300):
+            client = socket.create_connection(("127.0.0.1", port), timeout=10)
+            client.sendall(b"GET / HTTP/1.1\r\nHost: x\r\n" if k % 2 else b"GET /" + b"x" * 100)
+            clients.append(client)
+        start = time.monotonic()
+        page = urllib.request.urlopen(f"{base}/", timeout=10).read().decode()
+        assert "<h1>Standings</h1>" in page and time.monotonic() - start < 5
+        huge = socket.create_connection(("127.0.0.1", port), timeout=10)
+        huge.sendall(b"GET / HTTP/1.1\r\n" + b"X: " + b"y" * 70000 + b"\r\n\r\n")
+        assert huge.recv(100).startswith(b"HTTP/1.0 431")
+        huge.close()
+        time.sleep(3)  # past the request timeout: every half-sent connection is closed
+        for client in clients[-100:]:
+            with contextlib.suppress(ConnectionResetError):
+                assert client.recv(10) == b""
+        page = urllib.request.urlopen(f"{base}/standings.json", timeout=10).read()
+        assert page.startswith(b"{") and server.poll() is None
+    finally:
+        for client in clients:
+            client.close()
+        server.kill()
+        server.wait()
