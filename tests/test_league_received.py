@@ -372,3 +372,32 @@ def test_league_serve_survives_slowloris_past_its_open_file_limit(finished: Path
             client.close()
         server.kill()
         server.wait()
+
+
+def test_exported_and_served_pages_carry_no_absolute_path_of_the_organisers_machine(
+    finished: Path, tmp_path: Path
+) -> None:
+    """The file entry was added by its absolute path; the league stores its copy by one."""
+    import urllib.request
+
+    from arena.leagues.public_paths import public
+    from arena.leagues.web import export_site, make_server
+
+    site = tmp_path / "site"
+    export_site(finished, site)
+    organiser = str(finished.parent.resolve())
+    pages = {p.name: p.read_text() for p in site.iterdir()}
+    assert len(pages) > 3 and "noisy.py" in pages["entry-1.html"]
+    assert [name for name, text in pages.items() if organiser in text or "/tmp/" in text] == []
+    server = make_server(finished, "127.0.0.1", 0)
+    import threading
+
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        live = urllib.request.urlopen(f"http://127.0.0.1:{server.server_address[1]}/entry-1.html", timeout=10)
+        assert organiser not in live.read().decode()
+    finally:
+        server.shutdown()
+        server.server_close()
+    replay = f"arena play --rules standard -p '{finished.resolve()}/entries/ab/bot.py' -p greedy --seed 3"
+    assert public(replay, finished) == "arena play --rules standard -p 'entries/ab/bot.py' -p greedy --seed 3"
