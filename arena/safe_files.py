@@ -64,6 +64,8 @@ _FLAGS = {
 }
 #: Why a link is refused, as LinkRefused's strerror.
 LINK = "it is a symbolic link, and arena never writes through one"
+#: Why a regular file with a second name is refused for writing.
+HARD_LINK = "it has another name (a hard link), and arena never writes through one"
 #: The most bytes read from a small file of a run folder (spec.json, run.json): arena writes a
 #: few KiB there, a spec with hundreds of players well under 1 MiB.
 SMALL_FILE_LIMIT = 16 << 20
@@ -181,7 +183,7 @@ def open_fd(path: Path, flags: int, mode: int = 0o666) -> int:
     info = _checked(fd, path)
     if flags & (os.O_WRONLY | os.O_RDWR) and info.st_nlink > 1:
         os.close(fd)
-        raise LinkRefused(path, "it has another name (a hard link), and arena never writes through one")
+        raise LinkRefused(path, HARD_LINK)
     return fd
 
 
@@ -482,12 +484,14 @@ def make_folder(path: Path) -> None:
         os.close(parent)
 
 
-def refuse_unsafe(folder: Path) -> None:
+def refuse_unsafe(folder: Path, *, hard_links: bool = False) -> None:
     """Raise a :class:`FileRefused` for the first entry found that arena must not open: a
     ``folder`` that is itself a link, or anything in it, at any depth, that is a link (a
     :class:`LinkRefused`) or neither a regular file nor a folder (a FIFO, device or socket: a
-    :class:`NotRegular`).  Run before a run folder is written, so a folder with such a planted
-    entry is refused in one line before anything changes."""
+    :class:`NotRegular`); with ``hard_links``, also a regular file with another name (a
+    :class:`LinkRefused`), for folders whose files are written by a library that can't open
+    them here (SQLite's database).  Run before a run folder is written, so a folder with such
+    a planted entry is refused in one line before anything changes."""
     if folder.is_symlink():
         raise LinkRefused(folder, "it is a symbolic link; give the run folder's own path")
     waiting = collections.deque([folder])  # not recursion: a folder nested very deep is fine
@@ -503,6 +507,9 @@ def refuse_unsafe(folder: Path) -> None:
                 raise LinkRefused(path)
             if entry.is_dir(follow_symlinks=False):
                 waiting.append(path)
+            elif entry.is_file(follow_symlinks=False):
+                if hard_links and entry.stat(follow_symlinks=False).st_nlink > 1:
+                    raise LinkRefused(path, HARD_LINK)
             elif not entry.is_file(follow_symlinks=False):
                 try:
                     found = entry.stat(follow_symlinks=False).st_mode

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import importlib.util
 import math
 import sys
@@ -13,26 +14,39 @@ from arena.tournaments.dask_backend import INSTALL_HINT
 from arena.tournaments.interrupts import EXIT_INTERRUPTED, EXIT_TERMINATED
 
 
-def _open(folder: str):
+def _open(folder: str, *, read_only: bool = False):
     from arena.leagues import League, LeagueError
 
+    _remember(folder)
     try:
-        return League(folder)
+        return League(folder, read_only=read_only)
     except LeagueError as exc:
         fail(str(exc), 1)
 
 
+def _remember(folder: str) -> None:
+    """Keep the league's folder for :class:`_LeagueGroup`'s one line about its database."""
+    click.get_current_context().meta["arena_league_folder"] = folder
+
+
 class _LeagueGroup(click.Group):
-    """Its commands, with a damaged database said in one line (SQLite finds the damage only
-    when it reads the page that holds it, so any command may meet it)."""
+    """Its commands, with what SQLite finds wrong said in one line (read-only, busy, not a
+    database, damaged: SQLite finds damage only when it reads the page that holds it, so any
+    command may meet it)."""
 
     def invoke(self, ctx: click.Context) -> object:
         import sqlite3
 
         try:
             return super().invoke(ctx)
-        except sqlite3.DatabaseError as exc:
-            fail(f"the league database is damaged ({exc}); restore data/league.sqlite from a copy", 1)
+        except sqlite3.Error as exc:
+            from pathlib import Path
+
+            from arena.storage.league_db import database_path, describe_error
+
+            folder = ctx.meta.get("arena_league_folder")
+            path = database_path(Path(folder)) if folder is not None else Path("data/league.sqlite")
+            fail(describe_error(exc, path), 1)
 
 
 @click.group("league", cls=_LeagueGroup)
@@ -240,7 +254,7 @@ def _cell(value: float, fmt: str) -> str:
 @click.option("--json", "as_json", is_flag=True, help="The standings as one JSON object.")
 def table_command(folder: str, as_json: bool) -> None:
     """The standings over every game between active entries, with a crosstable."""
-    league = _open(folder)
+    league = _open(folder, read_only=True)
     if as_json:
         echo_json(league.table_json())
         return
@@ -278,7 +292,7 @@ def games_command(folder: str, as_json: bool) -> None:
     import csv
     import io
 
-    league = _open(folder)
+    league = _open(folder, read_only=True)
     if as_json:
         echo_json(list(csv.DictReader(io.StringIO(league.games_csv()))))
         return
@@ -296,10 +310,13 @@ def export_command(folder: str, out: str, as_json: bool) -> None:
     from arena.leagues.web import export_site
     from arena.storage.league_db import LeagueDatabaseError
 
+    _remember(folder)
     try:
         written = export_site(Path(folder), Path(out))
-    except (LeagueDatabaseError, OSError) as exc:
+    except LeagueDatabaseError as exc:
         fail(str(exc), 1)
+    except OSError as exc:
+        fail(f"{exc.filename}: {exc.strerror}" if exc.filename else str(exc), 1)
     if as_json:
         echo_json({"files": [str(p) for p in written]})
     else:
@@ -318,10 +335,15 @@ def serve_command(folder: str, host: str, port: int, as_json: bool) -> None:
     from arena.leagues.web import make_server
     from arena.storage.league_db import LeagueDatabaseError
 
+    _remember(folder)
     try:
         server = make_server(Path(folder), host, port)
-    except (LeagueDatabaseError, OSError) as exc:
+    except LeagueDatabaseError as exc:
         fail(str(exc), 1)
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            fail(f"port {port} on {host} is in use: choose another with --port (0 picks a free one)", 1)
+        fail(f"cannot listen on {host} port {port}: {exc.strerror or exc}", 1)
     bound_host, bound_port = server.server_address[:2]
     assert isinstance(bound_host, str)  # an AF_INET server's: typeshed allows bytes, for other families
     address = f"http://{bound_host}:{bound_port}/"

@@ -10,7 +10,14 @@ import pandas as pd
 
 from arena.engine import load_ruleset
 from arena.leagues.entries import Entry, EntryRefused, active_entries, add_entry
-from arena.leagues.play import ClockSettingError, LeagueBusy, RunReport, league_clock, play_league
+from arena.leagues.play import (
+    ClockSettingError,
+    LeagueBusy,
+    LeagueFolderRefused,
+    RunReport,
+    league_clock,
+    play_league,
+)
 from arena.leagues.seeds import SCHEME_KEY, draw_secret, settings_problem
 from arena.leagues.standings import games_csv, standings, standings_object
 from arena.storage import league_db
@@ -25,10 +32,12 @@ class LeagueError(Exception):
 class League:
     """The league in ``folder``: its entries, its games and its standings."""
 
-    def __init__(self, folder: str | Path) -> None:
+    def __init__(self, folder: str | Path, *, read_only: bool = False) -> None:
+        """``read_only``: never write (the table and the games of a league on a read-only
+        file, folder or mount); adding or running then fails with a one-line error."""
         self.folder = Path(folder)
         try:
-            self.connection = league_db.open_league(self.folder)
+            self.connection = league_db.open_league(self.folder, read_only=read_only)
             self.settings = league_db.settings(self.connection)
         except league_db.LeagueDatabaseError as exc:
             text = str(exc)
@@ -163,7 +172,7 @@ class League:
                 scheduler=scheduler,
                 progress=progress,
             )
-        except (LeagueBusy, StrategyError, DaskBackendError, BatchFailed) as exc:
+        except (LeagueBusy, LeagueFolderRefused, StrategyError, DaskBackendError, BatchFailed) as exc:
             raise LeagueError(' '.join(str(exc).split())) from None
         except ClockSettingError as exc:
             raise LeagueError(f"{self.folder}: the league database is damaged: {exc}") from None

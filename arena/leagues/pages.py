@@ -11,6 +11,7 @@ import json
 import math
 import sqlite3
 
+from arena.leagues.public_paths import league_folder, public
 from arena.leagues.standings import standings, standings_object, version_ratings
 from arena.leagues.viewer import viewer_body
 from arena.tournaments.duel_report import duration_text
@@ -106,11 +107,13 @@ def entry_page(connection: sqlite3.Connection, entry_id: int) -> str | None:
     ).fetchall()
     ratings = version_ratings(connection)
     nan = (math.nan, math.nan, math.nan)
+    here = league_folder(connection)  # no absolute path of this machine on a page
     lines = []
     for v in versions:
         elo, low, high = ratings.get(v["id"], nan)
+        spec = html.escape(public(v["spec"], here))
         lines.append(
-            f'<tr class="version"><td>{v["version"]}</td><td class="name">{html.escape(v["spec"])}</td>'
+            f'<tr class="version"><td>{v["version"]}</td><td class="name">{spec}</td>'
             f"<td>{html.escape(v['added'])}</td>"
             f"<td>{'active' if v['active'] else 'retired'}</td><td>{v['games']}</td>"
             f"<td>{v['score']:.3f}</td><td class=\"rating\">{_number(elo, '+.1f')}</td>"
@@ -127,8 +130,9 @@ def entry_page(connection: sqlite3.Connection, entry_id: int) -> str | None:
     ).fetchone()[0]
     recorded = {r[0] for r in connection.execute("SELECT game FROM records")}
     fault_lines = [
-        f"<li>{_game_link(f['game'], recorded)}: {html.escape(f['status'])}: {html.escape(f['reason'])}"
-        f"<br><code>{html.escape(f['replay'])}</code></li>"
+        f"<li>{_game_link(f['game'], recorded)}: {html.escape(f['status'])}: "
+        f"{html.escape(public(f['reason'], here))}"
+        f"<br><code>{html.escape(public(f['replay'], here))}</code></li>"
         for f in faults
     ]
     if all_faults > len(faults):

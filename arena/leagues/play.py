@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import errno
 import fcntl
 import io
 import json
@@ -32,8 +33,9 @@ from arena.engine import Ruleset
 from arena.leagues.entries import Entry, active_entries, changed_since_added
 from arena.leagues.seeds import plan_seed_key
 from arena.players.loading import PlayerSpec, StrategyError
+from arena.safe_files import FileRefused, make_folder, open_fd
 from arena.sandbox import SeatPlace, load_player
-from arena.storage.league_db import PRIVATE_FOLDER
+from arena.storage.league_db import PRIVATE_FOLDER, read_only_message
 from arena.tournaments.interrupts import stop_signals
 from arena.tournaments.results import BatchResult
 from arena.tournaments.rows import HEADER
@@ -42,6 +44,8 @@ from arena.tournaments.schedule import Schedule
 from arena.tournaments.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
 
 LOCK_NAME = "data/run.lock"
+#: The seats' logs, in the league's private folder.
+SEAT_LOGS = "seat-logs"
 #: Deals of each pair and ruleset kept whole for the game viewer (both seat orders of each);
 #: every game with a fault is kept too.
 RECORD_DEALS = 1
@@ -56,6 +60,10 @@ class LeagueBusy(Exception):
     """Another ``league run`` holds this league."""
 
 
+class LeagueFolderRefused(Exception):
+    """A league folder with a planted link or special file where a run writes."""
+
+
 @dataclass(frozen=True)
 class RunReport:
     played: int
@@ -68,7 +76,23 @@ class RunReport:
 
 
 def _hold_lock(folder: Path) -> int:
-    fd = os.open(Path(folder) / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    """The run lock, held; opened as every file arena writes in a received folder is
+    (:mod:`arena.safe_files`: never through a link, never a FIFO or another file's second name),
+    and the seats' log folder made the same way now, so a planted link there is refused in one
+    line before a game starts (else it would be each seat's fault at its first stderr line)."""
+    try:
+        make_folder(Path(folder) / PRIVATE_FOLDER / SEAT_LOGS)
+        fd = open_fd(Path(folder) / LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+    except FileRefused as exc:
+        raise LeagueFolderRefused(
+            f"{exc.filename}: {exc.strerror}; a league folder received from someone else may hold "
+            "planted links: remove it"
+        ) from None
+    except OSError as exc:
+        if exc.errno not in (errno.EROFS, errno.EACCES, errno.EPERM):
+            raise
+        why = (exc.strerror or "").lower()
+        raise LeagueFolderRefused(read_only_message(Path(folder) / PRIVATE_FOLDER, why)) from None
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -272,7 +296,7 @@ def seat_place(folder: Path, connection: sqlite3.Connection) -> SeatPlace:
         for row in connection.execute("SELECT play_spec FROM entries WHERE kind = 'file'")
     ]
     private = folder / PRIVATE_FOLDER
-    return SeatPlace(private / "seat-logs", (private.resolve(),), apart=tuple(dict.fromkeys(stored)))
+    return SeatPlace(private / SEAT_LOGS, (private.resolve(),), apart=tuple(dict.fromkeys(stored)))
 
 
 def replay_command(
