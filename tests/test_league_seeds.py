@@ -245,7 +245,8 @@ def test_init_draws_a_secret_seed_and_says_so_in_one_line(tmp_path: Path) -> Non
     assert result.exit_code == 0 and result.stderr == ""
     where = league_db.database_path(tmp_path / "a")
     assert result.stdout == (
-        f"league created in {tmp_path / 'a'}: standard; 2 games per pair; a secret seed, kept in {where}\n"
+        f"league created in {tmp_path / 'a'}: standard; 2 games per pair; "
+        f"a secret seed, kept in {where}; 10 s a move\n"
     )
     again = runner.invoke(cli, ["league", "init", str(tmp_path / "b"), "--json"])
     assert json.loads(again.stdout)["seed"] is None and json.loads(again.stdout)["secret_seed"] is True
@@ -257,7 +258,7 @@ def test_init_draws_a_secret_seed_and_says_so_in_one_line(tmp_path: Path) -> Non
             League.create(tmp_path / "e", seed=bad)  # type: ignore[arg-type]
     assert not (tmp_path / "e").exists()
     given = runner.invoke(cli, ["league", "init", str(tmp_path / "d"), "--seed", "7"])
-    assert given.exit_code == 0 and given.stdout.endswith("; seed 7\n")
+    assert given.exit_code == 0 and given.stdout.endswith("; seed 7; 10 s a move\n")
     assert given.stderr.startswith("arena: warning: --seed 7 is no secret") and given.stderr.count("\n") == 1
 
 
