@@ -92,6 +92,21 @@ def league_group() -> None:
     help="A chess clock: seconds an entry may take for all its decisions of one game together; "
     "running out is a timeout fault (default: no game clock).",
 )
+@click.option(
+    "--schedule",
+    type=click.Choice(["round-robin", "ladder"]),
+    default="round-robin",
+    show_default=True,
+    help="round-robin: every pair plays; ladder: each entry plays opponents near its rating until "
+    "its 95% interval is narrower than --interval-width.",
+)
+@click.option(
+    "--interval-width",
+    type=float,
+    default=100.0,
+    show_default=True,
+    help="A ladder's stopping width in Elo (high minus low of an entry's 95% interval).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Say what was done as one JSON object.")
 def init_command(
     folder: str,
@@ -100,6 +115,8 @@ def init_command(
     seed: int | None,
     move_timeout: float,
     game_time: float | None,
+    schedule: str,
+    interval_width: float,
     as_json: bool,
 ) -> None:
     """Create a league in FOLDER."""
@@ -109,7 +126,7 @@ def init_command(
     from arena.storage.league_db import database_path
 
     try:
-        league = League.create(folder, rules, games, seed, move_timeout, game_time)
+        league = League.create(folder, rules, games, seed, move_timeout, game_time, schedule, interval_width)
     except LeagueError as exc:
         fail(str(exc), 1)
     names = ", ".join(r["name"] for r in league.settings["rulesets"])
@@ -130,11 +147,15 @@ def init_command(
                 "secret_seed": seed is None,
                 "move_timeout": league.settings["move_timeout"],
                 "game_time": league.settings["game_time"],
+                "schedule": schedule,
+                "interval_width": float(interval_width),
             }
         )
         return
     where = f"a secret seed, kept in {database_path(Path(folder))}" if seed is None else f"seed {seed}"
     clock = f"{move_timeout:g} s a move" + ("" if game_time is None else f", {game_time:g} s a game")
+    if schedule == "ladder":
+        clock += f"; a ladder to intervals narrower than {interval_width:g} Elo"
     say(f"league created in {folder}: {names}; {league.settings['games']} games per pair; {where}; {clock}")
 
 
@@ -192,6 +213,18 @@ def add_command(folder: str, spec: str, name: str | None, as_json: bool) -> None
     help="Change the league's game clock (seconds per entry and game; 0: none) for this run and "
     "later ones, with a warning (default: the league's, set at init).",
 )
+@click.option(
+    "--schedule",
+    type=click.Choice(["round-robin", "ladder"]),
+    default=None,
+    help="Change the league's schedule for this run and later ones (default: the league's).",
+)
+@click.option(
+    "--interval-width",
+    type=float,
+    default=None,
+    help="Change a ladder's stopping width in Elo for this run and later ones (default: the league's).",
+)
 def run_command(
     folder: str,
     workers: int,
@@ -201,8 +234,11 @@ def run_command(
     as_json: bool,
     move_timeout: float | None,
     game_time: float | None,
+    schedule: str | None,
+    interval_width: float | None,
 ) -> None:
-    """Play what is missing until every pair of active entries has its games."""
+    """Play what is missing: every pair of active entries (round robin), or until every entry's
+    interval is narrow enough (ladder)."""
     from pathlib import Path
 
     from arena.leagues import LeagueError
@@ -219,6 +255,7 @@ def run_command(
     try:
         for line in league.change_clock(move_timeout, game_time):
             say(f"arena: warning: {line}", err=True)
+        league.change_schedule(schedule, interval_width)
         report = league.run(workers=workers, trusted=trusted, backend=backend, scheduler=scheduler)
     except LeagueError as exc:
         fail(str(exc), 1)

@@ -10,6 +10,15 @@ import pandas as pd
 
 from arena.engine import load_ruleset
 from arena.leagues.entries import Entry, EntryRefused, active_entries, add_entry
+from arena.leagues.ladder import (
+    DEFAULT_INTERVAL_WIDTH,
+    SCHEDULE_KEY,
+    SCHEDULES,
+    WIDTH_KEY,
+    ScheduleSettingError,
+    league_schedule,
+    width_problem,
+)
 from arena.leagues.play import (
     ClockSettingError,
     LeagueBusy,
@@ -56,6 +65,8 @@ class League:
         seed: int | None = None,
         move_timeout: float = DEFAULT_MOVE_TIMEOUT,
         game_time: float | None = None,
+        schedule: str = "round-robin",
+        interval_width: float = DEFAULT_INTERVAL_WIDTH,
     ) -> League:
         """A new league: ``games`` per pair of active entries and ruleset, in whole deals.
         ``seed`` None (the default) draws a secret seed, kept in the league's database and on
@@ -63,7 +74,10 @@ class League:
         seed can foresee (docs/league.md, "Seeds").  ``move_timeout`` (seconds a call may take)
         and ``game_time`` (a chess clock: seconds a seat may take in all its calls of one game;
         None: none) are stored, so that every game of the league is played under the same clock
-        (docs/league.md)."""
+        (docs/league.md).  ``schedule`` is ``"round-robin"`` (every pair plays) or ``"ladder"``
+        (each entry plays opponents near its rating until its 95% interval is narrower than
+        ``interval_width`` Elo: :mod:`arena.leagues.ladder`)."""
+        _check_schedule(schedule, interval_width)
         _check_seconds("--move-timeout", move_timeout)
         if game_time is not None:
             _check_seconds("--game-time", game_time)
@@ -89,6 +103,8 @@ class League:
             SCHEME_KEY: SCHEME,
             "move_timeout": float(move_timeout),
             "game_time": None if game_time is None else float(game_time),
+            SCHEDULE_KEY: schedule,
+            WIDTH_KEY: float(interval_width),
         }
         try:
             league_db.create(Path(folder), settings).close()
@@ -147,6 +163,27 @@ class League:
         league_db.store_settings(self.connection, self.settings)
         return warnings
 
+    def schedule(self) -> tuple[str, float]:
+        """(schedule, interval width in Elo): how the league plays what is missing."""
+        try:
+            return league_schedule(self.settings)
+        except ScheduleSettingError as exc:
+            raise LeagueError(f"{self.folder}: the league database is damaged: {exc}") from None
+
+    def change_schedule(self, schedule: str | None = None, interval_width: float | None = None) -> None:
+        """Set the schedule and the ladder's interval width for this run and every later one
+        (None: keep it) and store them.  No stored game changes: a ladder after a round robin
+        plays only what its rule asks for, and a round robin after a ladder fills in every
+        pair the ladder left unplayed."""
+        old_schedule, old_width = self.schedule()
+        new_schedule = old_schedule if schedule is None else schedule
+        new_width = old_width if interval_width is None else interval_width
+        _check_schedule(new_schedule, new_width)
+        if (new_schedule, float(new_width)) == (old_schedule, old_width):
+            return
+        self.settings = {**self.settings, SCHEDULE_KEY: new_schedule, WIDTH_KEY: float(new_width)}
+        league_db.store_settings(self.connection, self.settings)
+
     def run(
         self,
         *,
@@ -174,7 +211,7 @@ class League:
             )
         except (LeagueBusy, LeagueFolderRefused, StrategyError, DaskBackendError, BatchFailed) as exc:
             raise LeagueError(' '.join(str(exc).split())) from None
-        except ClockSettingError as exc:
+        except (ClockSettingError, ScheduleSettingError) as exc:
             raise LeagueError(f"{self.folder}: the league database is damaged: {exc}") from None
 
     def standings(self) -> tuple[pd.DataFrame, pd.DataFrame, int]:
@@ -201,6 +238,14 @@ class League:
 def _check_seconds(option: str, value: float) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < math.inf:
         raise LeagueError(f"{option} must be a positive number of seconds, got {value}")
+
+
+def _check_schedule(schedule: str, interval_width: float) -> None:
+    if schedule not in SCHEDULES:
+        raise LeagueError(f"--schedule must be one of {', '.join(SCHEDULES)}, got {schedule!r}")
+    problem = width_problem(interval_width)
+    if problem is not None:
+        raise LeagueError(f"--interval-width {problem}")
 
 
 def _seconds_text(value: float | None) -> str:

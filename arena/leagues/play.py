@@ -23,7 +23,7 @@ import os
 import shlex
 import sqlite3
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +31,7 @@ from tqdm import tqdm
 
 from arena.engine import Ruleset
 from arena.leagues.entries import Entry, active_entries, changed_since_added
+from arena.leagues.ladder import ladder_plans, league_schedule
 from arena.leagues.seeds import plan_seed_key
 from arena.players.loading import PlayerSpec, StrategyError
 from arena.safe_files import FileRefused, make_folder, open_fd
@@ -234,7 +235,8 @@ def _play(
             loaded[entry.id] = _load_entry(entry, trusted, move_timeout)
         except StrategyError as exc:
             skipped.append(f"{' '.join(str(exc).split())} (its games wait for a later run)")
-    plans = plan_work(connection, per_pair, set(loaded))
+    ladder = league_schedule(settings)[0] == "ladder"  # planned round by round, as it plays
+    plans = [] if ladder else plan_work(connection, per_pair, set(loaded))
     by_id = {e.id: e for e in active_entries(connection)}
     specs = []
     for plan_id, players in plans:
@@ -261,7 +263,8 @@ def _play(
     place = seat_place(folder, connection)
     with stop_signals() as stopped:
         try:
-            for plan_id, entries, spec, schedule, start, total in specs:
+            rounds = _ladder_specs(connection, settings, per_pair, loaded, by_id, bar) if ladder else specs
+            for plan_id, entries, spec, schedule, start, total in rounds:
                 if start >= total:
                     continue
                 with batch_results(
@@ -286,6 +289,38 @@ def _play(
         finally:
             bar.close()
     return RunReport(played, faults, interrupted, stopped.terminated, tuple(dict.fromkeys(skipped)))
+
+
+def _ladder_specs(
+    connection: sqlite3.Connection,
+    settings: dict,
+    per_pair: int,
+    loaded: dict[int, PlayerSpec],
+    by_id: dict[int, Entry],
+    bar: tqdm,
+) -> Iterator[tuple[int, list[Entry], TournamentSpec, Schedule, int, int]]:
+    """A ladder's plans (:mod:`arena.leagues.ladder`), sized as :func:`_play` sizes a round
+    robin's, planned one round at a time: the next round is planned only once the caller has
+    played and stored the one before (a generator is asked for its next item only then), so
+    each round's choice sees the ratings of every game before it.  Ends when a round has
+    nothing to play."""
+    while True:
+        specs = []
+        for plan_id, players in ladder_plans(connection, settings, per_pair, set(loaded)):
+            entries = [by_id[i] for i in players]
+            spec = _plan_spec([loaded[i] for i in players], entries, settings)
+            schedule = Schedule(spec)
+            total = len(schedule)
+            with connection:
+                connection.execute("UPDATE plans SET total = ? WHERE id = ?", (total, plan_id))
+            start = connection.execute("SELECT next_game FROM plans WHERE id = ?", (plan_id,)).fetchone()[0]
+            specs.append((plan_id, entries, spec, schedule, start, total))
+        remaining = sum(total - start for *_, start, total in specs)
+        if remaining == 0:
+            return
+        bar.total = (bar.total or 0) + remaining
+        bar.refresh()
+        yield from specs
 
 
 def seat_place(folder: Path, connection: sqlite3.Connection) -> SeatPlace:
