@@ -193,7 +193,8 @@ class League:
         scheduler: str | None = None,
         progress: bool | None = None,
     ) -> RunReport:
-        """Play what is missing until every pair of active entries has its games."""
+        """Play what is missing: until every pair of active entries has its games (a round
+        robin), or until every entry is placed or has met everyone (a ladder)."""
         from arena.players.loading import StrategyError
         from arena.tournaments.dask_backend import DaskBackendError
         from arena.tournaments.supervisor import BatchFailed
