@@ -122,11 +122,13 @@ def main() -> None:
         pending = list(widths)
         while pending:
             chosen = next_round(everyone, ratings, met, widths[-1])
-            if chosen is None or chosen.head != NEW:
+            if chosen is None:
                 break
-            for o in chosen.opponents:
-                add_pair(orders, NEW, o, pair_wins(seed, NEW, o, strength, args.games), args.games)
-                met.add(frozenset((NEW, o)))
+            for o in chosen.opponents:  # a round of the newcomer's, or of one that has not met it
+                add_pair(
+                    orders, chosen.head, o, pair_wins(seed, chosen.head, o, strength, args.games), args.games
+                )
+                met.add(frozenset((chosen.head, o)))
                 played += args.games
             ratings = fit(orders)
             fits += 1

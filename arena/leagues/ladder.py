@@ -104,7 +104,8 @@ def next_round(
 ) -> Round | None:
     """The ladder's next round over ``field`` (the active, playable entry ids), or None once every
     entry is placed or has met everyone: the rule of this module's docstring."""
-    rated = {i: r for i, r in ratings.items() if i in set(field) and not math.isnan(r[0])}
+    in_field = set(field)
+    rated = {i: r for i, r in ratings.items() if i in in_field and not math.isnan(r[0])}
     for head in sorted(field, reverse=True):
         unmet = [o for o in field if o != head and frozenset((head, o)) not in met_in_full]
         if unmet and not placed(rated.get(head), width):
