@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from arena.cli.main import cli
 from arena.leagues import League, LeagueError
 from arena.leagues.ladder import ROUND_OPPONENTS, Round, active_ratings, next_round
+from arena.leagues.play import play_league
 from arena.storage import league_db
 
 #: A field of known spread: from about -450 (random) to about +300 (tactician, optimal).
@@ -278,3 +279,30 @@ def test_a_stored_schedule_setting_that_cant_be_played_is_one_line(
     assert said in result.stderr
     with pytest.raises(LeagueError, match="damaged"):
         League(tmp_path / "l").schedule()
+
+
+def test_a_ladder_stopped_in_a_round_goes_on_with_it_and_plays_the_same_games(tmp_path: Path) -> None:
+    def field(folder: Path) -> League:
+        league = League.create(folder, games=GAMES, seed=11, schedule="ladder", interval_width=250)
+        for k, spec in enumerate(FIELD[:6]):
+            league.add(spec, name=f"e{k:02d}")
+        return league
+
+    whole = field(tmp_path / "whole")
+    whole.run(trusted=True)
+    stopped = field(tmp_path / "stopped")
+    batches = []
+
+    def stop_in_the_third_round(result: object) -> None:
+        batches.append(result)
+        if len(batches) == 5:  # 10 games a batch, 20 a round (two opponents)
+            raise KeyboardInterrupt
+
+    report = play_league(
+        stopped.folder, stopped.connection, stopped.settings, trusted=True, on_batch=stop_in_the_third_round
+    )
+    assert report.interrupted and report.played == 50
+    assert stopped.run(trusted=True).played > 0
+    assert stopped.games_csv() == whole.games_csv()
+    plans = "SELECT players, total, next_game FROM plans ORDER BY id"
+    assert stopped.connection.execute(plans).fetchall() == whole.connection.execute(plans).fetchall()
