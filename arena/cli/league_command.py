@@ -5,13 +5,19 @@ from __future__ import annotations
 import errno
 import importlib.util
 import math
+import shlex
+import signal
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from arena.cli.output import echo_json, fail, say
 from arena.tournaments.dask_backend import INSTALL_HINT
-from arena.tournaments.interrupts import EXIT_INTERRUPTED, EXIT_TERMINATED
+from arena.tournaments.interrupts import EXIT_INTERRUPTED, EXIT_TERMINATED, StopState, stop_signals
+
+if TYPE_CHECKING:
+    from arena.leagues.play import RunReport
 
 
 def _open(folder: str, *, read_only: bool = False):
@@ -212,16 +218,39 @@ def run_command(
         fail("--scheduler goes with --backend dask")
     if backend == "dask" and importlib.util.find_spec("distributed") is None:
         fail(INSTALL_HINT)
-    league = _open(folder)
-    legacy = legacy_warning(Path(folder), league.settings)
-    if legacy is not None:
-        say(f"arena: warning: {legacy}", err=True)
+    # Ctrl-C or SIGTERM, from the games to the last line, stops with the line that names the
+    # command that continues, 130 or 143: every batch is stored whole or not at all (one
+    # transaction each).  After the games it was "Aborted!", 1, or a silent kill.
+    stop = StopState()
+    report = None
     try:
-        for line in league.change_clock(move_timeout, game_time):
-            say(f"arena: warning: {line}", err=True)
-        report = league.run(workers=workers, trusted=trusted, backend=backend, scheduler=scheduler)
-    except LeagueError as exc:
-        fail(str(exc), 1)
+        with stop_signals() as stop:
+            league = _open(folder)
+            legacy = legacy_warning(Path(folder), league.settings)
+            if legacy is not None:
+                say(f"arena: warning: {legacy}", err=True)
+            try:
+                for line in league.change_clock(move_timeout, game_time):
+                    say(f"arena: warning: {line}", err=True)
+                report = league.run(workers=workers, trusted=trusted, backend=backend, scheduler=scheduler)
+            except LeagueError as exc:
+                fail(str(exc), 1)
+            _say_report(report, as_json)
+    except KeyboardInterrupt:  # in the block or as it ends: noted in `stop`
+        stop.signum = stop.signum or signal.SIGINT
+    if stop.stopped or (report is not None and report.interrupted):
+        terminated = stop.terminated or (report is not None and report.terminated)
+        again = f"arena league run {shlex.quote(folder)}"
+        say(
+            f"{'terminated' if terminated else 'interrupted'}: every game written so far is kept; "
+            f"continue with `{again}`",
+            err=True,
+        )
+        sys.exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
+
+
+def _say_report(report: RunReport, as_json: bool) -> None:
+    """What ``league run`` did: the plans it left for later, and the games it played."""
     for line in report.skipped:
         say(f"arena: warning: {line}", err=True)
     if as_json:
@@ -235,10 +264,6 @@ def run_command(
         )
     else:
         say(f"played {report.played:,} games ({report.faults:,} faults)")
-    if report.interrupted:
-        how = "terminated" if report.terminated else "stopped"
-        say(f"{how}: every game written so far is kept; run again to go on", err=True)
-        sys.exit(EXIT_TERMINATED if report.terminated else EXIT_INTERRUPTED)
 
 
 def _cell(value: float, fmt: str) -> str:

@@ -280,6 +280,8 @@ def tournament_command(
                 say("interrupted before any game was played", err=True)
                 raise SystemExit(stop.exit_status) from None
             run.stopped()
+    if stop.stopped and run is not None:  # a stop noted as the block ended (interrupts.py)
+        run.stopped()
 
 
 def _open_run(

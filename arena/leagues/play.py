@@ -285,6 +285,7 @@ def _play(
             interrupted = True
         finally:
             bar.close()
+    interrupted = interrupted or stopped.stopped  # a stop noted as the block ended (interrupts.py)
     return RunReport(played, faults, interrupted, stopped.terminated, tuple(dict.fromkeys(skipped)))
 
 
