@@ -131,6 +131,13 @@ class InterimLines:
     help="Seconds a strategy may take for one decision (or its constructor, or a hook) before it "
     "loses the game.",
 )
+@click.option(
+    "--game-time",
+    type=float,
+    default=None,
+    help="A chess clock: seconds a strategy may take for all its decisions of one game together "
+    "before it loses the game (default: no game clock).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (duel.json) instead of text.")
 @click.option("--batch-size", type=int, default=None, hidden=True, help="Games per task (for tests).")
 @click.option(
@@ -163,6 +170,7 @@ def duel_command(
     out: Path | None,
     resume: Path | None,
     move_timeout: float,
+    game_time: float | None,
     as_json: bool,
     batch_size: int | None,
     report_seconds: float | None,
@@ -186,7 +194,16 @@ def duel_command(
         fail(f"--batch-size must be at least 2 (one pair), got {batch_size}")
     given = {
         name
-        for name in ("player_a", "player_b", "rules_name", "seed", "games", "max_games", "move_timeout")
+        for name in (
+            "player_a",
+            "player_b",
+            "rules_name",
+            "seed",
+            "games",
+            "max_games",
+            "move_timeout",
+            "game_time",
+        )
         if ctx.get_parameter_source(name) != ParameterSource.DEFAULT
     }
     # --json: stdout is kept for duel.json; what a strategy prints (when loaded or playing, here
@@ -198,7 +215,7 @@ def duel_command(
                 if out is not None:
                     fail("--resume continues a duel in its own folder; leave out --out")
                 spec, sprt = resumed_settings(resume, command, given, sprt, player_a, player_b, rules_name)
-                if "seed" in given or "move_timeout" in given or {"games", "max_games"} & given:
+                if {"seed", "move_timeout", "game_time", "games", "max_games"} & given:
                     limit = (
                         duel_limit(max_games if sprt else games, sprt)
                         if {"games", "max_games"} & given
@@ -213,6 +230,7 @@ def duel_command(
                         move_timeout=move_timeout if "move_timeout" in given else spec.move_timeout,
                         command=command,
                         seat_limits=spec.seat_limits,
+                        game_time=game_time if "game_time" in given else spec.game_time,
                     )
                 use_compiled = wants_compiled(compiled, spec)
                 folder = RunFolder.resume(resume, spec, 2, kind="duel")
@@ -245,6 +263,7 @@ def duel_command(
                     move_timeout=move_timeout,
                     command=command,
                     seat_limits=seating.limits_for((a, b)),
+                    game_time=game_time,
                 )
                 use_compiled = wants_compiled(compiled, spec)
                 folder = RunFolder.create(
@@ -296,6 +315,7 @@ def duel_command(
                             compiled=use_compiled,
                             seat_limits=spec.seat_limits,
                             on_tally=interim(sprt, as_json, progress, report_seconds, spec.labels),
+                            game_time=spec.game_time,
                         )
                 except FaultStop as fault:
                     fail_at_fault(fault.detail, folder.path)
