@@ -338,6 +338,14 @@ class Guard:
     def _watched(self, seat: int, game: Game | None) -> None:
         watch = self.watch
         if watch is not None and watch():
+            # The call that changed it has returned, so the board says so before its fault is
+            # raised: raised inside a decision's bookkeeping (play, move), the fault skips the
+            # board's "returned" mark, and a supervisor would go on timing the call as running,
+            # taking arena's own time after it (a second on a loaded machine) for a move timeout
+            # and re-playing the call as one: "timeout" in one run, "error" in the next.
+            board = self.board
+            if board[PHASE] % 2:
+                board[PHASE] += 1
             raise PlayerFault(
                 seat,
                 "error",
