@@ -341,3 +341,40 @@ def test_a_signal_anywhere_after_a_leagues_first_batch_exits_as_an_interrupted_r
             again = League(folder)
             again.run(trusted=True, progress=False)
             assert again.games_csv() == games, where
+
+
+@pytest.mark.slow
+def test_a_signal_anywhere_in_a_tournaments_reports_exits_as_an_interrupted_run(tmp_path: Path) -> None:
+    """The same sweep over ``arena tournament``'s reports, from their first line to its end."""
+    args = ["tournament", "--rules", "classic", "-p", "greedy", "-p", "random", "--games", "6",
+            "--seed", "3", "--workers", "1", "--no-progress"]  # fmt: skip
+    mark = "arena.cli.tournament_command:_Run.finish"
+    whole, calls = _swept([*args, "--out", str(tmp_path / "whole")], mark, "none", 0, tmp_path)
+    assert whole.returncode == 0 and calls > 100, whole.stderr
+    for how, status, word, count in (("SIGINT", 130, "interrupted", 6), ("SIGTERM", 143, "terminated", 3)):
+        for at in _points(calls, count):
+            out = tmp_path / f"{how}-{at}"
+            done, _ = _swept([*args, "--out", str(out)], mark, how, at, tmp_path)
+            where = f"{how} at call {at} of {calls}:\n{done.stderr}"
+            assert done.returncode == status, where
+            assert "Traceback" not in done.stderr and "Aborted" not in done.stderr, where
+            line = f"{word}: 6 of 6 games kept; continue with `arena tournament --resume {out}`"
+            assert done.stderr.strip().splitlines()[-1] == line, where
+
+
+@pytest.mark.slow
+def test_a_signal_anywhere_as_a_duel_writes_its_files_exits_as_an_interrupted_duel(tmp_path: Path) -> None:
+    """The same sweep over ``arena duel``'s files and verdict, from the first file to its end."""
+    args = ["duel", "greedy", "random", "--games", "20", "--seed", "1", "--workers", "1", "--no-progress"]
+    mark = "arena.cli.duel_command.write_duel_files"
+    whole, calls = _swept([*args, "--out", str(tmp_path / "whole")], mark, "none", 0, tmp_path)
+    assert whole.returncode == 0 and calls > 100, whole.stderr
+    for how, status, word, count in (("SIGINT", 130, "interrupted", 6), ("SIGTERM", 143, "terminated", 3)):
+        for at in _points(calls, count):
+            out = tmp_path / f"{how}-{at}"
+            done, _ = _swept([*args, "--out", str(out)], mark, how, at, tmp_path)
+            where = f"{how} at call {at} of {calls}:\n{done.stderr}"
+            assert done.returncode == status, where
+            assert "Traceback" not in done.stderr and "Aborted" not in done.stderr, where
+            line = f"{word}: 20 games kept; continue with `arena duel --resume {out}`"
+            assert done.stderr.strip().splitlines()[-1] == line, where

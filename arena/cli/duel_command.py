@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import signal
 import sys
 import time
 from pathlib import Path
@@ -294,47 +295,51 @@ def duel_command(
         # with the line that says how to go on, 130 or 143 (after the games it was "Aborted!", 1).
         again = f"arena duel --resume {shlex.quote(str(folder.path))}"
         outcome = None
-        with stop_signals() as writing:
-            try:
-                stop = StopState()
+        writing = StopState()
+        try:
+            with stop_signals() as writing:
                 try:
-                    with stop_signals() as stop:  # SIGTERM stops the duel as Ctrl-C does
-                        outcome = run_duel(
-                            rules,
-                            spec.players[0],
-                            spec.players[1],
-                            games=spec.games,
-                            seed=spec.seed,
-                            sprt=sprt,
-                            workers=workers,
-                            move_timeout=spec.move_timeout,
-                            progress=progress,
-                            folder=folder,
-                            batch_size=batch_size,
-                            on_batch=FaultWatch(fail_fast, collector),
-                            compiled=use_compiled,
-                            seat_limits=spec.seat_limits,
-                            on_tally=interim(sprt, as_json, progress, report_seconds, spec.labels),
-                            game_time=spec.game_time,
+                    stop = StopState()
+                    try:
+                        with stop_signals() as stop:  # SIGTERM stops the duel as Ctrl-C does
+                            outcome = run_duel(
+                                rules,
+                                spec.players[0],
+                                spec.players[1],
+                                games=spec.games,
+                                seed=spec.seed,
+                                sprt=sprt,
+                                workers=workers,
+                                move_timeout=spec.move_timeout,
+                                progress=progress,
+                                folder=folder,
+                                batch_size=batch_size,
+                                on_batch=FaultWatch(fail_fast, collector),
+                                compiled=use_compiled,
+                                seat_limits=spec.seat_limits,
+                                on_tally=interim(sprt, as_json, progress, report_seconds, spec.labels),
+                                game_time=spec.game_time,
+                            )
+                    except FaultStop as fault:
+                        fail_at_fault(fault.detail, folder.path)
+                    except RunFolderError as exc:
+                        fail(str(exc))
+                    try:
+                        data = write_duel_files(
+                            folder, spec, outcome, workers=workers, started=started, resumed_from=resumed_from
                         )
-                except FaultStop as fault:
-                    fail_at_fault(fault.detail, folder.path)
-                except RunFolderError as exc:
-                    fail(str(exc))
-                try:
-                    data = write_duel_files(
-                        folder, spec, outcome, workers=workers, started=started, resumed_from=resumed_from
-                    )
-                    if as_json:
-                        print(json_text(data), file=json_out)
-                    else:
-                        say(duel_text(outcome, rules.name, folder.path))
-                    for block in duel_warnings(collector, outcome.games_played):
-                        say(block, err=True)
-                except KeyboardInterrupt:
+                        if as_json:
+                            print(json_text(data), file=json_out)
+                        else:
+                            say(duel_text(outcome, rules.name, folder.path))
+                        for block in duel_warnings(collector, outcome.games_played):
+                            say(block, err=True)
+                    except KeyboardInterrupt:
+                        pass
+                except KeyboardInterrupt:  # between the steps above
                     pass
-            except KeyboardInterrupt:  # between the steps above
-                pass
+        except KeyboardInterrupt:  # one that lands as the block ends: noted in `writing`
+            writing.signum = writing.signum or signal.SIGINT
         if outcome is None or (writing.stopped and not outcome.interrupted):
             kept = folder.completed_games if outcome is None else outcome.tally.games
             word = "terminated" if writing.terminated else "interrupted"
