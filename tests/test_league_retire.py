@@ -134,3 +134,42 @@ def test_a_schema_4_league_is_upgraded_to_hold_retirements(tmp_path: Path) -> No
     writer = League(folder)
     assert writer.retire("steady").changed
     assert [e.name for e in writer.entries()] == ["greedy", "random"]
+
+
+def test_a_plan_cut_short_waits_while_its_entrant_is_retired_and_ends_once_reinstated(
+    tmp_path: Path,
+) -> None:
+    """A run stopped in the middle of steady's plan against greedy and random; random retired:
+    the next run plays none of random's games; reinstated, every pair ends with its games, each
+    stored once."""
+    from arena.leagues.play import play_league
+
+    league = League.create(tmp_path / "league", games=20, seed=5)
+    league.add("greedy")
+    league.add("random")
+    assert league.run(trusted=True, progress=False).played == 20
+    league.add("threshold:bank_at=300", name="steady")
+
+    def stop(_: object) -> None:
+        raise KeyboardInterrupt  # as Ctrl-C after the first batch
+
+    cut = play_league(
+        league.folder, league.connection, league.settings, trusted=True, progress=False, on_batch=stop
+    )
+    assert cut.interrupted and cut.played == 10
+    ids = {e.name: e.id for e in league.entries()}
+
+    def pairs() -> dict[frozenset[str], int]:
+        names = {v: k for k, v in ids.items()}
+        rows = league.connection.execute("SELECT low, high, COUNT(*) FROM games GROUP BY low, high")
+        return {frozenset((names[low], names[high])): n for low, high, n in rows}
+
+    random_games = pairs().get(frozenset(("steady", "random")), 0)
+    league.retire("random")
+    league.run(trusted=True, progress=False)
+    assert pairs().get(frozenset(("steady", "random")), 0) == random_games  # none played while retired
+    assert pairs()[frozenset(("steady", "greedy"))] == 20
+    league.reinstate("random")
+    league.run(trusted=True, progress=False)
+    assert set(pairs().values()) == {20} and len(pairs()) == 3
+    assert league.table_json()["games"] == 60
