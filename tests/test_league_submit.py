@@ -320,6 +320,8 @@ def test_the_status_page_shows_the_entrys_games_and_faults_with_the_traceback(
     assert status == 200
     assert "bob: your entry" in page and "has all its games" in page
     assert "ZeroDivisionError" in page and "submission.py" in page and "return 1 / 0" in page
+    # No absolute path of the organiser's machine: the league's folder, arena's own files.
+    assert str(folder.resolve()) not in page and str(Path(league_play.__file__).parent) not in page
     assert "<td>2</td>" in page  # games of version 1
 
 
@@ -412,3 +414,25 @@ def test_a_student_submits_in_chromium_sees_the_status_and_hostile_uploads_are_r
             page.close()
     assert violations == []
     assert [r[0] for r in entries(folder)] == ["greedy", "alice"]
+
+
+def test_league_serve_submit_serves_the_form_from_the_command_line(
+    league_folder: tuple[Path, dict[str, str]],
+) -> None:
+    import subprocess
+    import sys
+
+    folder, tokens = league_folder
+    arena = str(Path(sys.executable).with_name("arena"))
+    command = [arena, "league", "serve", str(folder), "--submit", "--port", "0", "--json"]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        url = json.loads("".join(server.stdout.readline() for _ in range(3)))["url"]  # indented JSON
+        with urllib.request.urlopen(f"{url}submit", timeout=30) as response:
+            assert response.status == 200 and 'enctype="multipart/form-data"' in response.read().decode()
+        status, page, _ = post(f"{url}submit", {"token": tokens["alice"]}, ("a.py", GOOD_BOT))
+        assert (status, message(page)) == (200, "added alice version 1")
+    finally:
+        server.terminate()
+        server.wait(timeout=30)

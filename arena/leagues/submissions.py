@@ -36,6 +36,7 @@ from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 from arena.leagues.entries import UPLOAD_FILE, EntryRefused, add_entry
+from arena.leagues.public_paths import public
 from arena.leagues.submit_pages import form_page, refused_page, status_page
 from arena.leagues.tokens import token_holder
 from arena.players.names import normal_name, shown_name
@@ -213,7 +214,8 @@ class SubmitDesk:
                 try:
                     entry, status = add_entry(self.folder, connection, UPLOAD_FILE, name, upload=bot.value)
                 except EntryRefused as exc:
-                    raise Refused(422, f"your bot was not added: {exc}") from None
+                    said = public(" ".join(str(exc).split()), self.folder)  # no path of this machine
+                    raise Refused(422, f"your bot was not added: {said}") from None
                 said = {
                     "added": f"added {entry.name} version {entry.version}",
                     "again": f"{entry.name} version {entry.version} plays again",

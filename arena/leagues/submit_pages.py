@@ -12,6 +12,7 @@ import html
 import sqlite3
 
 from arena.leagues.pages import entry_page_name
+from arena.leagues.public_paths import league_folder, public
 from arena.storage import league_db
 
 _STYLE = """body{font-family:sans-serif;margin:2em;max-width:60em}table{border-collapse:collapse}
@@ -138,10 +139,14 @@ def _fault_list(connection: sqlite3.Connection, entry_id: int) -> str:
     if not rows:
         return '<p id="faults">No faults.</p>'
     items = []
+    here = league_folder(connection)
     for r in rows:
-        trace = r["traceback"][-TRACEBACK_CHARS:]
+        # No absolute path of the organiser's machine (arena.leagues.public_paths).
+        trace = public(r["traceback"][-TRACEBACK_CHARS:], here)
         items.append(
             f"<li>game {r['game']}: {html.escape(r['status'])}: "
-            f"{html.escape(r['reason'])}" + (f"<pre>{html.escape(trace)}</pre>" if trace else "") + "</li>"
+            f"{html.escape(public(r['reason'], here))}"
+            + (f"<pre>{html.escape(trace)}</pre>" if trace else "")
+            + "</li>"
         )
     return f'<h2>Latest faults</h2><ul id="faults">{"".join(items)}</ul>'
