@@ -241,6 +241,9 @@ def test_hostile_forms_are_refused_in_one_line_each_and_the_server_keeps_serving
             f"{base}/submit", alice, ("bot.py", GOOD_BOT), {"Origin": "http://evil.example"}
         )
         assert (status, message(page)) == (403, "a form posted from another site's page is refused")
+        host = base.removeprefix("http://")
+        for origin in ("null", f"http://{host}.evil.example", f"ftp://{host}"):
+            assert post(f"{base}/submit", alice, ("bot.py", GOOD_BOT), {"Origin": origin})[0] == 403
         # A token in the URL is no token: only the body's counts.
         status, page, _ = post(f"{base}/status?token={tokens['alice']}", {})
         assert status == 403 and "not valid" in message(page)
@@ -252,6 +255,11 @@ def test_hostile_forms_are_refused_in_one_line_each_and_the_server_keeps_serving
     # Nothing was stored, and no copy of a refused bot is left.
     assert [r[0] for r in entries(folder)] == ["greedy"]
     assert not (folder / "entries").exists() or not any((folder / "entries").iterdir())
+    # The server's own page, also behind an HTTPS proxy, may post.
+    with served(folder) as base:
+        host = base.removeprefix("http://")
+        status, page, _ = post(f"{base}/submit", alice, ("bot.py", GOOD_BOT), {"Origin": f"https://{host}"})
+        assert (status, message(page)) == (200, "added alice version 1")
 
 
 def test_a_server_without_submit_takes_no_posts(league_folder: tuple[Path, dict[str, str]]) -> None:

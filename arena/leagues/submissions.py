@@ -259,8 +259,11 @@ def _cross_site(handler: BaseHTTPRequestHandler) -> bool:
     if site is not None and site not in ("same-origin", "none"):
         return True
     origin = handler.headers.get("Origin")
-    host = handler.headers.get("Host")
-    return origin is not None and origin != f"http://{host}"
+    if origin is None:
+        return False
+    # Either scheme: behind an HTTPS proxy the page is https://HOST, the request still for HOST.
+    scheme, _, where = origin.partition("://")
+    return scheme not in ("http", "https") or where != handler.headers.get("Host")
 
 
 def answer_post(handler: BaseHTTPRequestHandler, desk: SubmitDesk) -> tuple[int, str]:
