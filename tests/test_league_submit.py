@@ -444,3 +444,27 @@ def test_league_serve_submit_serves_the_form_from_the_command_line(
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_a_busy_league_is_one_line_and_the_server_keeps_serving(
+    league_folder: tuple[Path, dict[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A run that holds the database longer than SQLite waits: 503 in one line, not a dropped
+    connection (failed before: the handler's exception closed the connection unanswered)."""
+    from arena.leagues import submissions
+
+    folder, tokens = league_folder
+    opened = submissions.league_db.open_league
+
+    def busy(where: Path, *, read_only: bool = False) -> sqlite3.Connection:
+        if not read_only:
+            raise sqlite3.OperationalError("database is locked")
+        return opened(where, read_only=True)
+
+    with served(folder) as base:
+        monkeypatch.setattr(submissions.league_db, "open_league", busy)
+        status, page, _ = post(f"{base}/submit", {"token": tokens["alice"]}, ("a.py", GOOD_BOT))
+        assert status == 503 and message(page).startswith("the league can't take this now, try again later (")
+        assert str(folder.resolve()) not in page
+        monkeypatch.undo()
+        assert post(f"{base}/submit", {"token": tokens["alice"]}, ("a.py", GOOD_BOT))[0] == 200

@@ -250,6 +250,8 @@ def _read_body(handler: BaseHTTPRequestHandler, length: int) -> bytes:
             left -= len(chunk)
     except TimeoutError:
         raise Refused(408, "the form stopped arriving") from None
+    except OSError:  # the client reset the connection: the answer goes nowhere, but is tried
+        raise Refused(400, "the form stopped arriving") from None
     return b"".join(chunks)
 
 
@@ -286,9 +288,20 @@ def answer_post(handler: BaseHTTPRequestHandler, desk: SubmitDesk) -> tuple[int,
             raise Refused(413, f"the file is larger than {limit_text()}")
         fields = parse_form(handler.headers.get("Content-Type", ""), _read_body(handler, length))
         client = str(handler.client_address[0])
-        if path == "/submit":
-            return 200, desk.submit(client, fields)
-        return 200, desk.status(client, fields)
+        try:
+            if path == "/submit":
+                return 200, desk.submit(client, fields)
+            return 200, desk.status(client, fields)
+        except (sqlite3.Error, league_db.LeagueDatabaseError) as exc:
+            # A run writing for longer than SQLite waits, or a league gone bad: the server lives on.
+            why = (
+                league_db.describe_error(exc, league_db.database_path(desk.folder))
+                if isinstance(exc, sqlite3.Error)
+                else str(exc)
+            )
+            raise Refused(
+                503, f"the league can't take this now, try again later ({public(why, desk.folder)})"
+            ) from None
     except Refused as exc:
         return exc.status, refused_page(str(exc), limit_text())
 
