@@ -222,6 +222,7 @@ def test_hostile_forms_are_refused_in_one_line_each_and_the_server_keeps_serving
         (alice, ("bot.py", b"x = 1\n" * 60_000), 413, "larger than 256 KiB"),  # the body, before parsing
         (alice, ("bot.exe", GOOD_BOT), 415, "only Python files (.py) are accepted, not 'bot.exe'"),
         (alice, ("../../bot.sh", GOOD_BOT), 415, "not 'bot.sh'"),
+        (alice, ("<b id=bold>x.exe", GOOD_BOT), 415, "not '<b id=bold>x.exe'"),  # text, not markup
         (alice, ("bot.py", b"\x7fELF\0\0\x01"), 415, "holds NUL bytes"),
         (alice, ("bot.py", "print('é')".encode("latin-1")), 415, "not UTF-8 text"),
         (alice, ("bot.py", BROKEN_BOT), 422, "your bot was not added"),
@@ -231,7 +232,7 @@ def test_hostile_forms_are_refused_in_one_line_each_and_the_server_keeps_serving
         for fields, file, code, said in cases:
             status, page, headers = post(f"{base}/submit", fields, file)
             assert (status, said in message(page)) == (code, True), (file and file[0], message(page))
-            assert "\n" not in message(page) and "Traceback" not in page
+            assert "\n" not in message(page) and "Traceback" not in page and "<b id=bold>" not in page
             assert "Content-Security-Policy" in headers
             # The server goes on serving.
             assert urllib.request.urlopen(f"{base}/", timeout=30).status == 200
