@@ -373,8 +373,13 @@ def export_command(folder: str, out: str, as_json: bool) -> None:
 @click.argument("folder")
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="The port.")
+@click.option(
+    "--submit",
+    is_flag=True,
+    help="Also take students' bots: an upload form at /submit, for the tokens of `league tokens`.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Say the address as one JSON object.")
-def serve_command(folder: str, host: str, port: int, as_json: bool) -> None:
+def serve_command(folder: str, host: str, port: int, submit: bool, as_json: bool) -> None:
     """Serve a read-only web leaderboard, live while `league run` plays."""
     from pathlib import Path
 
@@ -383,7 +388,7 @@ def serve_command(folder: str, host: str, port: int, as_json: bool) -> None:
 
     _remember(folder)
     try:
-        server = make_server(Path(folder), host, port)
+        server = make_server(Path(folder), host, port, submit=submit)
     except LeagueDatabaseError as exc:
         fail(str(exc), 1)
     except OSError as exc:
@@ -397,6 +402,8 @@ def serve_command(folder: str, host: str, port: int, as_json: bool) -> None:
         echo_json({"url": address})
     else:
         say(f"serving {folder} at {address} (Ctrl-C stops)")
+        if submit:
+            say(f"students submit at {address}submit")
     sys.stdout.flush()
     try:
         server.serve_forever()
@@ -404,3 +411,8 @@ def serve_command(folder: str, host: str, port: int, as_json: bool) -> None:
         pass
     finally:
         server.server_close()
+
+
+from arena.cli.league_tokens_command import tokens_command  # noqa: E402
+
+league_group.add_command(tokens_command)

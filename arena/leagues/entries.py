@@ -156,20 +156,35 @@ def _entry_source(text: str, path: Path) -> bytes:
         raise EntryRefused(f"{text}: cannot read {path}: {exc.strerror}") from None
 
 
+#: The file name an uploaded entry is stored and loaded under (``league serve --submit``): never
+#: a name the upload chose, so no path from the upload reaches the disk.
+UPLOAD_FILE = "submission.py"
+
+
 def add_entry(
-    folder: Path, connection: sqlite3.Connection, text: str, name: str | None = None
+    folder: Path,
+    connection: sqlite3.Connection,
+    text: str,
+    name: str | None = None,
+    *,
+    upload: bytes | None = None,
 ) -> tuple[Entry, str]:
     """Register ``text`` in the league; (the entry, ``"added"``, ``"again"`` for an earlier
     version that plays again, or ``"same"`` if that name already plays this content).  The
     entry is loaded in a seat process of its own before anything is stored: one that can't
-    load is refused, and so is one whose own name is another entrant's (unless ``name``)."""
+    load is refused, and so is one whose own name is another entrant's (unless ``name``).
+    ``upload``: the bytes of a Python file sent to ``league serve --submit``, stored as
+    :data:`UPLOAD_FILE` and checked exactly as a file entry is (``text`` is then only how
+    messages and pages name it)."""
     text = text.strip()
     if not text:
         raise EntryRefused("empty player spec")
     source: bytes | None = None
-    file_part = None if is_command(text) else _file_part(text)
+    file_part = None if is_command(text) or upload is not None else _file_part(text)
     rest = ""
-    if is_command(text):
+    if upload is not None:
+        kind, source, file_part = "file", upload, (Path(UPLOAD_FILE), "")
+    elif is_command(text):
         kind = "command"
     elif file_part is not None:
         kind = "file"
@@ -279,4 +294,11 @@ def active_entries(connection: sqlite3.Connection) -> list[Entry]:
     rows = connection.execute(
         "SELECT * FROM entries WHERE active = 1 AND name NOT IN (SELECT name FROM retirements) ORDER BY id"
     ).fetchall()
+    return [entry_of(r) for r in rows]
+
+
+def all_entries(connection: sqlite3.Connection) -> list[Entry]:
+    """Every version of every entrant, retired ones too (a run's lookups: an entry a plan seats
+    may be retired while the run plays, by an add or an upload)."""
+    rows = connection.execute("SELECT * FROM entries ORDER BY id").fetchall()
     return [entry_of(r) for r in rows]

@@ -30,7 +30,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from arena.engine import Ruleset
-from arena.leagues.entries import Entry, active_entries, changed_since_added
+from arena.leagues.entries import Entry, active_entries, all_entries, changed_since_added
 from arena.leagues.seeds import plan_seed_key
 from arena.players.loading import PlayerSpec, StrategyError
 from arena.safe_files import FileRefused, make_folder, open_fd
@@ -235,7 +235,9 @@ def _play(
         except StrategyError as exc:
             skipped.append(f"{' '.join(str(exc).split())} (its games wait for a later run)")
     plans = plan_work(connection, per_pair, set(loaded))
-    by_id = {e.id: e for e in active_entries(connection)}
+    # Every entry, not only the active ones: an upload (league serve --submit) or an add that
+    # lands after planning may retire an entry a plan seats; the run plays it as loaded.
+    by_id = {e.id: e for e in all_entries(connection)}
     specs = []
     for plan_id, players in plans:
         if not all(i in loaded for i in players):
