@@ -173,3 +173,22 @@ def test_a_plan_cut_short_waits_while_its_entrant_is_retired_and_ends_once_reins
     league.run(trusted=True, progress=False)
     assert set(pairs().values()) == {20} and len(pairs()) == 3
     assert league.table_json()["games"] == 60
+
+
+def test_a_retired_students_status_page_says_retired_and_names_replaced_versions(tmp_path: Path) -> None:
+    """The submission status page (league serve --submit) uses the league's words: a version a newer
+    one replaced is "replaced"; an entrant the organiser retired is "retired" and waits for no game."""
+    from arena.leagues.submit_pages import status_page
+    from arena.storage.league_db import open_league
+
+    league = three_played(tmp_path / "league")
+    league.add("threshold:bank_at=350", name="steady")
+    with open_league(tmp_path / "league", read_only=True) as connection:
+        playing = status_page(connection, "steady")
+    assert "<td>replaced</td>" in playing and "<td>plays</td>" in playing
+    assert "games to play" in playing
+    league.retire("steady")
+    with open_league(tmp_path / "league", read_only=True) as connection:
+        withdrawn = status_page(connection, "steady")
+    assert "<td>retired</td>" in withdrawn and "<td>plays</td>" not in withdrawn
+    assert "the organiser retired it" in withdrawn and "games to play" not in withdrawn

@@ -13,6 +13,7 @@ import sqlite3
 
 from arena.leagues.pages import entry_page_name
 from arena.leagues.public_paths import league_folder, public
+from arena.leagues.retirement import retired_names
 from arena.storage import league_db
 
 _STYLE = """body{font-family:sans-serif;margin:2em;max-width:60em}table{border-collapse:collapse}
@@ -66,8 +67,16 @@ def refused_page(message: str, limit_text: str) -> str:
     )
 
 
+def _version_state(active: bool, withdrawn: bool) -> str:
+    """A version plays, was replaced by a newer one, or belongs to an entrant the organiser retired
+    (``arena league retire``: it plays no new games, its games stay)."""
+    if not active:
+        return "replaced"
+    return "retired" if withdrawn else "plays"
+
+
 def status_page(connection: sqlite3.Connection, name: str, message: str = "") -> str:
-    """What ``name``'s student may know of their entry: each version (active or retired), its
+    """What ``name``'s student may know of their entry: each version (playing or replaced), its
     games, score and faults; the games the active version still waits for; and its latest
     faults with their tracebacks (their own code's, docs/faults.md)."""
     said = f'<p class="done" id="message">{html.escape(message)}</p>' if message else ""
@@ -80,6 +89,7 @@ def status_page(connection: sqlite3.Connection, name: str, message: str = "") ->
         return page(title, body)
     rows = []
     active_id = None
+    withdrawn = name in retired_names(connection)
     for v in versions:
         games, score = connection.execute(
             "SELECT COUNT(*), AVG(win) FROM seats WHERE entry = ?", (v["id"],)
@@ -89,7 +99,7 @@ def status_page(connection: sqlite3.Connection, name: str, message: str = "") ->
             active_id = v["id"]
         rows.append(
             f'<tr><td><a href="/{entry_page_name(v["id"])}">version {v["version"]}</a></td>'
-            f"<td>{html.escape(v['added'])}</td><td>{'plays' if v['active'] else 'retired'}</td>"
+            f"<td>{html.escape(v['added'])}</td><td>{_version_state(bool(v['active']), withdrawn)}</td>"
             f"<td>{games:,}</td><td>{'-' if score is None else f'{score:.3f}'}</td><td>{faults:,}</td></tr>"
         )
     table = (
@@ -99,6 +109,8 @@ def status_page(connection: sqlite3.Connection, name: str, message: str = "") ->
     state = "No version of yours plays now (the organiser retired it)."
     listed = ""
     if active_id is not None:
+        listed = _fault_list(connection, active_id)
+    if active_id is not None and not withdrawn:
         waiting = _games_waiting(connection, active_id)
         state = (
             f"Your newest playing version has {waiting:,} games to play: the organiser's next "
@@ -106,7 +118,6 @@ def status_page(connection: sqlite3.Connection, name: str, message: str = "") ->
             if waiting
             else "Your playing version has all its games."
         )
-        listed = _fault_list(connection, active_id)
     body = f'<h1>{html.escape(title)}</h1>{said}<p id="state">{state}</p>{table}{listed}'
     return page(title, body)
 
