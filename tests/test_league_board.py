@@ -159,6 +159,7 @@ def test_a_run_record_is_running_only_while_the_same_process_lives() -> None:
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
     assert run_state(dataclasses.replace(me, pid=gone.pid)) == "killed"
+    assert run_state(dataclasses.replace(me, pid=2**70)) == "killed"  # a hostile record's id
     # The same id, but another process (a reused id): its start time differs.
     assert run_state(dataclasses.replace(me, process_start=me.process_start + 1)) == "killed"
     assert run_state(dataclasses.replace(me, host="another-machine")) == "elsewhere"
@@ -171,6 +172,14 @@ def test_a_damaged_run_record_shows_no_run_rather_than_failing_the_page(classroo
         league.connection.execute("UPDATE meta SET value = '{\"pid\": \"x\"}' WHERE key = 'run'")
     assert read_run(league.connection) is None
     assert progress_of(index_page(league.connection)).startswith("No run yet: 18 games stored, 0 missing")
+    # Settings no arena wrote: the page shows the league's name and the standings, no traceback.
+    with league.connection:
+        league.connection.execute(
+            """UPDATE meta SET value = json_set(value, '$.rulesets', json('[7]'), '$.games', 'x')
+            WHERE key = 'settings'"""
+        )
+    page = index_page(league.connection)
+    assert 'id="league-name"' in page and 'id="progress"' not in page and "<h1>Standings</h1>" in page
 
 
 # --- point 7: name, rules, projector, one rating per version --------------------------------

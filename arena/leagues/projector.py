@@ -34,8 +34,15 @@ def league_header(connection: sqlite3.Connection, games: int) -> str:
     be read shows its name alone."""
     settings = _settings_or_empty(connection)
     name = html.escape(league_name(connection, settings))
-    if not settings:
+    try:
+        return f'<p id="league-name" class="league-name">{name}</p>' + _rules_and_progress(
+            connection, settings, games
+        )
+    except (TypeError, ValueError, KeyError, AttributeError):  # settings no arena wrote
         return f'<p id="league-name" class="league-name">{name}</p>'
+
+
+def _rules_and_progress(connection: sqlite3.Connection, settings: dict, games: int) -> str:
     rules = []
     for fields in settings["rulesets"]:
         try:
@@ -48,7 +55,6 @@ def league_header(connection: sqlite3.Connection, games: int) -> str:
     per_pair = -(-int(settings["games"]) // 2) * 2
     progress = progress_line(league_progress(connection, games))
     return (
-        f'<p id="league-name" class="league-name">{name}</p>'
         f'<p class="rules">{per_pair} games per pair and ruleset; rules:</p>'
         f'<ul id="rules" class="rules">{rule_lines}</ul>'
         f'<p id="progress" class="progress">{html.escape(progress)}</p>'

@@ -69,7 +69,7 @@ def _alive(pid: int) -> bool:
         return False
     except PermissionError:
         return True  # another user's process: alive
-    except OSError:
+    except (OSError, OverflowError):  # OverflowError: an id no process can have
         return False
     return True
 
