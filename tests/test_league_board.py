@@ -120,6 +120,15 @@ def test_a_run_leaves_a_record_of_what_it_played_and_how_it_ended(classroom: Pat
     assert (record.planned, record.stored, record.outcome) == (12, 12, "finished")  # alice v2's games
     assert record.started <= record.updated <= (record.ended or "")
     assert run_state(record) == "finished"
+    earlier = "2026-01-01T00:00:00+00:00"  # as if the games were stored long ago
+    with league.connection:
+        league.connection.execute(
+            "UPDATE meta SET value = json_set(value, '$.updated', ?) WHERE key = 'run'", (earlier,)
+        )
+    league.run(trusted=True, progress=False)  # nothing to play: the last change stays
+    again = read_run(league.connection)
+    assert again is not None and (again.planned, again.stored, again.updated) == (0, 0, earlier)
+    assert again.started > earlier
     league.add("threshold:bank_at=500", name="dave")
     page = index_page(league.connection, live=True)
     # dave owes 3 opponents 6 games each; the 24 stored games count those between active entries.

@@ -36,7 +36,7 @@ class RunRecord:
     host: str
     process_start: int | None  # the kernel's start time of the process, or None where unknown
     started: str
-    updated: str  # when the run last stored games (or started)
+    updated: str  # when games were last stored: by this run, else by the run before (or its start)
     planned: int  # games the run set out to play
     stored: int  # games it has stored so far
     ended: str | None = None
@@ -123,12 +123,13 @@ class RunRecorder:
     def __init__(self, connection: sqlite3.Connection, planned: int) -> None:
         self.connection = connection
         started = now_text()
+        before = read_run(connection)  # a run that stores nothing leaves the last change alone
         self.record = RunRecord(
             pid=os.getpid(),
             host=socket.gethostname(),
             process_start=process_start(os.getpid()),
             started=started,
-            updated=started,
+            updated=started if before is None else before.updated,
             planned=planned,
             stored=0,
         )
