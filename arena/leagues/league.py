@@ -179,7 +179,7 @@ class League:
                 progress=progress,
             )
         except (LeagueBusy, LeagueFolderRefused, StrategyError, DaskBackendError, BatchFailed) as exc:
-            raise LeagueError(" ".join(str(exc).split())) from None
+            raise LeagueError(' '.join(str(exc).split())) from None
         except ClockSettingError as exc:
             raise LeagueError(f"{self.folder}: the league database is damaged: {exc}") from None
 

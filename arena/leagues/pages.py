@@ -94,9 +94,10 @@ def index_page(connection: sqlite3.Connection, *, live: bool = False) -> str:
 
 
 def entry_page(connection: sqlite3.Connection, entry_id: int) -> str | None:
-    """An entrant's versions with the rating of each (one fit over every stored game, so the
-    versions share a scale), the faults of its versions with their replay commands, and links
-    to its recorded games."""
+    """An entrant's versions with the rating of each: the standings' number for the active
+    version (the same on every page), and, labelled, a second fit over every stored game, so
+    that the versions share a scale (docs/league.md, "Standings"); the faults of its versions
+    with their replay commands, and links to its recorded games."""
     row = connection.execute("SELECT name FROM entries WHERE id = ?", (entry_id,)).fetchone()
     if row is None:
         return None
