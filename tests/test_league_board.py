@@ -299,3 +299,17 @@ def test_chromium_shows_name_rules_progress_and_one_rating_per_version_on_every_
                 assert "10 of 120 played): 18 games stored, 0 missing" in page.inner_text("#progress")
     finally:
         page.close()
+
+
+def test_export_writes_the_projector_view_and_replaces_it_on_a_later_export(
+    classroom: Path, tmp_path: Path
+) -> None:
+    from arena.leagues.web import export_site
+
+    site = tmp_path / "site"
+    first = {p.name for p in export_site(classroom, site)}
+    assert {"index.html", "projector.html"} <= first
+    again = {p.name for p in export_site(classroom, site)}  # an earlier export's pages are replaced
+    assert again == first
+    page = (site / "projector.html").read_text()
+    assert '<meta http-equiv="refresh" content="10">' in page and "Class 7b &lt;projector&gt;" in page
