@@ -93,6 +93,9 @@ def league_group() -> None:
     help="A chess clock: seconds an entry may take for all its decisions of one game together; "
     "running out is a timeout fault (default: no game clock).",
 )
+@click.option(
+    "--name", "league_name", default=None, help="The league's name on its pages (default: the folder's name)."
+)
 @click.option("--json", "as_json", is_flag=True, help="Say what was done as one JSON object.")
 def init_command(
     folder: str,
@@ -101,6 +104,7 @@ def init_command(
     seed: int | None,
     move_timeout: float,
     game_time: float | None,
+    league_name: str | None,
     as_json: bool,
 ) -> None:
     """Create a league in FOLDER."""
@@ -110,7 +114,7 @@ def init_command(
     from arena.storage.league_db import database_path
 
     try:
-        league = League.create(folder, rules, games, seed, move_timeout, game_time)
+        league = League.create(folder, rules, games, seed, move_timeout, game_time, name=league_name)
     except LeagueError as exc:
         fail(str(exc), 1)
     names = ", ".join(r["name"] for r in league.settings["rulesets"])
@@ -125,6 +129,7 @@ def init_command(
         echo_json(
             {
                 "folder": folder,
+                "name": league.settings["name"],
                 "rulesets": [r["name"] for r in league.settings["rulesets"]],
                 "games": league.settings["games"],
                 "seed": seed,
@@ -235,6 +240,11 @@ def _retirement(folder: str, name: str, as_json: bool, *, retiring: bool) -> Non
     help="Change the league's game clock (seconds per entry and game; 0: none) for this run and "
     "later ones, with a warning (default: the league's, set at init).",
 )
+@click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="A progress bar on stderr: games played, games left, time to go. [default: on a terminal]",
+)
 def run_command(
     folder: str,
     workers: int,
@@ -244,6 +254,7 @@ def run_command(
     as_json: bool,
     move_timeout: float | None,
     game_time: float | None,
+    progress: bool | None,
 ) -> None:
     """Play what is missing until every pair of active entries has its games."""
     from pathlib import Path
@@ -262,7 +273,9 @@ def run_command(
     try:
         for line in league.change_clock(move_timeout, game_time):
             say(f"arena: warning: {line}", err=True)
-        report = league.run(workers=workers, trusted=trusted, backend=backend, scheduler=scheduler)
+        report = league.run(
+            workers=workers, trusted=trusted, backend=backend, scheduler=scheduler, progress=progress
+        )
     except LeagueError as exc:
         fail(str(exc), 1)
     for line in report.skipped:

@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from arena.engine import load_ruleset
+from arena.leagues.board import default_name, name_problem
 from arena.leagues.entries import Entry, EntryRefused, active_entries, add_entry
 from arena.leagues.play import (
     ClockSettingError,
@@ -57,6 +58,8 @@ class League:
         seed: int | None = None,
         move_timeout: float = DEFAULT_MOVE_TIMEOUT,
         game_time: float | None = None,
+        *,
+        name: str | None = None,
     ) -> League:
         """A new league: ``games`` per pair of active entries and ruleset, in whole deals.
         ``seed`` None (the default) draws a secret seed, kept in the league's database and on
@@ -64,12 +67,14 @@ class League:
         seed can foresee (docs/league.md, "Seeds").  ``move_timeout`` (seconds a call may take)
         and ``game_time`` (a chess clock: seconds a seat may take in all its calls of one game;
         None: none) are stored, so that every game of the league is played under the same clock
-        (docs/league.md)."""
+        (docs/league.md).  ``name``: the league's name on its pages (default: the folder's)."""
         _check_seconds("--move-timeout", move_timeout)
         if game_time is not None:
             _check_seconds("--game-time", game_time)
         if games < 1:
             raise LeagueError(f"--games must be at least 1, got {games}")
+        if name is not None and (problem := name_problem(name)) is not None:
+            raise LeagueError(problem)
         if seed is None:
             seed = draw_secret()
         elif not isinstance(seed, int) or isinstance(seed, bool):
@@ -90,6 +95,7 @@ class League:
             SCHEME_KEY: SCHEME,
             "move_timeout": float(move_timeout),
             "game_time": None if game_time is None else float(game_time),
+            "name": default_name(folder) if name is None else name,
         }
         try:
             league_db.create(Path(folder), settings).close()

@@ -11,14 +11,16 @@ import json
 import math
 import sqlite3
 
+from arena.leagues.projector import league_header, projector_page, standings_title
 from arena.leagues.public_paths import league_folder, public
 from arena.leagues.retirement import retired_names
-from arena.leagues.standings import standings, standings_object, version_ratings
+from arena.leagues.standings import standings, standings_object, standings_ratings, version_ratings
 from arena.leagues.viewer import viewer_body
 from arena.tournaments.duel_report import duration_text
 
 _STYLE = """body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}
-td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}td.name{text-align:left}"""
+td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}td.name{text-align:left}
+.league-name{font-size:2em;font-weight:bold;margin:0}"""
 
 
 def _page(title: str, body: str, *, live: bool) -> str:
@@ -83,6 +85,7 @@ def index_page(connection: sqlite3.Connection, *, live: bool = False) -> str:
     heads = "".join(f"<th>{html.escape(str(c))}</th>" for c in cross.columns)
     between = "and retired entries" if table["retired"].any() else "entries"
     body = (
+        f'{league_header(connection, games)}<p><a href="projector.html">projector view</a></p>'
         f'<h1>Standings</h1><p id="games">{games} games between active {between}</p>'
         '<table id="standings"><tr><th>#</th><th>name</th><th>version</th><th>rating</th>'
         "<th>95% low</th><th>95% high</th><th>games</th><th>score</th><th>faults</th>"
@@ -91,13 +94,14 @@ def index_page(connection: sqlite3.Connection, *, live: bool = False) -> str:
         + "</table><h2>Crosstable</h2><p>Score of the row against the column.</p>"
         f'<table id="crosstable"><tr><th></th>{heads}</tr>{"".join(heat)}</table>'
     )
-    return _page("League standings", body, live=live)
+    return _page(standings_title(connection), body, live=live)
 
 
 def entry_page(connection: sqlite3.Connection, entry_id: int) -> str | None:
-    """An entrant's versions with the rating of each (one fit over every stored game, so the
-    versions share a scale), the faults of its versions with their replay commands, and links
-    to its recorded games."""
+    """An entrant's versions with the rating of each: the standings' number for the active
+    version (the same on every page), and, labelled, a second fit over every stored game, so
+    that the versions share a scale (docs/league.md, "Standings"); the faults of its versions
+    with their replay commands, and links to its recorded games."""
     row = connection.execute("SELECT name FROM entries WHERE id = ?", (entry_id,)).fetchone()
     if row is None:
         return None
@@ -111,17 +115,20 @@ def entry_page(connection: sqlite3.Connection, entry_id: int) -> str | None:
         (name,),
     ).fetchall()
     ratings = version_ratings(connection)
+    shown = standings_ratings(connection)  # the active version's: the standings' own numbers
     nan = (math.nan, math.nan, math.nan)
     here = league_folder(connection)  # no absolute path of this machine on a page
     lines = []
     for v in versions:
         elo, low, high = ratings.get(v["id"], nan)
+        standing = shown.get(v["id"], nan)
         spec = html.escape(public(v["spec"], here))
         lines.append(
             f'<tr class="version"><td>{v["version"]}</td><td class="name">{spec}</td>'
             f"<td>{html.escape(v['added'])}</td>"
             f"<td>{version_state(bool(v['active']), since)}</td><td>{v['games']}</td>"
-            f"<td>{v['score']:.3f}</td><td class=\"rating\">{_number(elo, '+.1f')}</td>"
+            f'<td>{v["score"]:.3f}</td><td class="rating">{_number(standing[0], "+.1f")}</td>'
+            f'<td class="rating-all">{_number(elo, "+.1f")}</td>'
             f"<td>{_number(low, '+.1f')}</td><td>{_number(high, '+.1f')}</td>"
             f'<td class="time">{_duration(v["per_decision"])}</td></tr>'
         )
@@ -160,10 +167,14 @@ def entry_page(connection: sqlite3.Connection, entry_id: int) -> str | None:
     body = (
         f'<p><a href="index.html">standings</a></p><h1>{html.escape(name)}</h1>'
         f"{_retired_note(since)}"
-        "<h2>Versions</h2><p>Each version's rating is fitted over every stored game, replaced "
-        "and retired versions' too, so the versions are on one scale.</p>"
+        "<h2>Versions</h2><p><b>standings rating</b>: the active version's rating in the "
+        "standings (a fit over the games between active and retired entrants' current versions). "
+        "<b>all versions</b>: a second fit over every stored game, replaced versions' too, so that "
+        "the versions are on one scale (its 95% interval and the chart are of this fit); it counts "
+        "more games, so its number differs from the standings'.</p>"
         '<table id="versions"><tr><th>version</th><th>spec</th><th>added</th><th>state</th>'
-        "<th>games</th><th>score</th><th>rating</th><th>95% low</th><th>95% high</th>"
+        "<th>games</th><th>score</th><th>standings rating</th><th>all versions</th>"
+        "<th>95% low</th><th>95% high</th>"
         "<th>time/decision</th></tr>"
         f"{''.join(lines)}</table>{_rating_chart([ratings.get(v['id'], nan) for v in versions])}"
         f'<h2>Faults</h2><ul id="faults">{"".join(fault_lines) or "<li>none</li>"}</ul>'
@@ -241,7 +252,7 @@ def game_page(connection: sqlite3.Connection, game_id: int) -> str | None:
 
 def all_pages(connection: sqlite3.Connection) -> dict[str, str]:
     """Every page of the static site, by file name."""
-    pages = {"index.html": index_page(connection)}
+    pages = {"index.html": index_page(connection), "projector.html": projector(connection)}
     for (entry_id,) in connection.execute("SELECT id FROM entries").fetchall():
         page = entry_page(connection, entry_id)
         if page is not None:
@@ -251,6 +262,12 @@ def all_pages(connection: sqlite3.Connection) -> dict[str, str]:
         if page is not None:
             pages[game_page_name(game_id)] = page
     return pages
+
+
+def projector(connection: sqlite3.Connection) -> str:
+    """The projector view (:mod:`arena.leagues.projector`) of the standings."""
+    table, _, games = standings(connection)
+    return projector_page(connection, table, games)
 
 
 def standings_json(connection: sqlite3.Connection) -> str:

@@ -23,15 +23,14 @@ import math
 import os
 import shlex
 import sqlite3
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tqdm import tqdm
-
 from arena.engine import Ruleset
 from arena.leagues.entries import Entry, active_entries, all_entries, changed_since_added
+from arena.leagues.progress_bar import games_bar
+from arena.leagues.run_record import RunRecorder
 from arena.leagues.seeds import plan_seed_key
 from arena.players.loading import PlayerSpec, StrategyError
 from arena.safe_files import FileRefused, make_folder, open_fd
@@ -270,16 +269,12 @@ def _play(
         start = connection.execute("SELECT next_game FROM plans WHERE id = ?", (plan_id,)).fetchone()[0]
         specs.append((plan_id, entries, spec, schedule, start, total))
     remaining = sum(total - start for *_, start, total in specs)
-    bar = tqdm(
-        total=remaining,
-        unit="game",
-        file=sys.stderr,
-        dynamic_ncols=True,
-        disable=(not sys.stderr.isatty()) if progress is None else not progress,
-    )
+    place = seat_place(folder, connection)
+    bar = games_bar(remaining, progress)
+    recorder = RunRecorder(connection, remaining)  # for the live page (docs/league.md)
     played = faults = 0
     interrupted = False
-    place = seat_place(folder, connection)
+    finished = False
     with stop_signals() as stopped:
         try:
             for plan_id, entries, spec, schedule, start, total in specs:
@@ -300,12 +295,16 @@ def _play(
                         played += result.stop - result.start
                         faults += result.faults
                         bar.update(result.stop - result.start)
+                        recorder.stored(result.stop - result.start)
                         if on_batch is not None:
                             on_batch(result)
+            finished = True
         except KeyboardInterrupt:
             interrupted = True
         finally:
             bar.close()
+            with contextlib.suppress(sqlite3.Error):  # an error storing games says more
+                recorder.end(finished)
     return RunReport(played, faults, interrupted, stopped.terminated, tuple(dict.fromkeys(skipped)))
 
 

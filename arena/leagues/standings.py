@@ -52,8 +52,9 @@ def games_csv(connection: sqlite3.Connection) -> str:
 
 def version_ratings(connection: sqlite3.Connection) -> dict[int, tuple[float, float, float]]:
     """Every version's rating with its 95% interval, by entry id: one Plackett-Luce fit over
-    every stored game, retired versions' too, so that an entrant's versions are rated on one
-    scale.  (The standings fit only the active entries' games, so their numbers differ.)"""
+    every stored game, replaced versions' too, so that an entrant's versions are rated on one
+    scale.  (The standings fit only the active entries' games, so their numbers differ: the
+    entrant's page shows both, labelled, and :func:`standings_ratings` gives the standings'.)"""
     seated: dict[int, list[tuple[str, int]]] = {}
     for game, entry, rank in connection.execute(_ALL_GAMES):
         seated.setdefault(game, []).append((str(entry), rank))
@@ -63,6 +64,18 @@ def version_ratings(connection: sqlite3.Connection) -> dict[int, tuple[float, fl
         orders[order] = orders.get(order, 0) + 1
     ratings = plackett_luce_elo(orders) if orders else {}
     return {int(entry): value for entry, value in ratings.items()}
+
+
+def standings_ratings(connection: sqlite3.Connection) -> dict[int, tuple[float, float, float]]:
+    """The standings' rating with its 95% interval of each active version, by entry id: the
+    numbers of the standings page, for the entrant's page (one number per version on both)."""
+    table = standings(connection)[0]
+    ids = {r["name"]: r["id"] for r in connection.execute("SELECT id, name FROM entries WHERE active = 1")}
+    return {
+        ids[r.name]: (float(r.rating), float(r.rating_low), float(r.rating_high))
+        for r in table.itertuples()
+        if r.name in ids
+    }
 
 
 def standings_object(table: pd.DataFrame, games: int) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from arena.leagues.pages import all_pages, entry_page, game_page, index_page, standings_json
+from arena.leagues.pages import all_pages, entry_page, game_page, index_page, projector, standings_json
 from arena.leagues.submissions import FORM_PATHS, SubmitDesk, answer_get, answer_post, send_page
 from arena.safe_files import FileRefused, make_folder, refuse_unsafe, write_text
 from arena.storage import league_db
@@ -24,7 +24,7 @@ _GAME = re.compile(r"^/game-(\d{1,18})\.html$")
 
 
 #: The names of the pages an export writes: what it may replace in a folder it wrote before.
-_PAGE = re.compile(r"^(index|entry-\d{1,18}|game-\d{1,18})\.html$")
+_PAGE = re.compile(r"^(index|projector|entry-\d{1,18}|game-\d{1,18})\.html$")
 
 
 def export_site(folder: Path, out: Path) -> list[Path]:
@@ -154,6 +154,8 @@ def make_server(
                 kind, body = "text/html; charset=utf-8", None
                 if path in ("/", "/index.html"):
                     body = index_page(connection, live=True)
+                elif path == "/projector.html":
+                    body = projector(connection)
                 elif path == "/standings.json":
                     kind, body = "application/json", standings_json(connection)
                 elif match := _ENTRY.match(path):
