@@ -140,7 +140,9 @@ def test_a_trained_table_plays_a_tournament_byte_identically_isolated_or_not(
 
 @pytest.mark.slow
 def test_a_trained_table_enters_a_duel_and_a_league(table_file: Path, tmp_path: Path) -> None:
-    spec = SPEC.format(table_file)
+    table = tmp_path / "q.npz"
+    table.write_bytes(table_file.read_bytes())
+    spec = SPEC.format(table)
     duel = subprocess.run(
         [
             *ARENA,
@@ -170,3 +172,10 @@ def test_a_trained_table_enters_a_duel_and_a_league(table_file: Path, tmp_path: 
     )
     assert added.returncode == 0, added.stderr
     assert "qbot" in added.stdout
+    # Stored by content: a table trained again under the same name is a change, as a module's
+    # source is (the league's entries hash the files a spec's parameters name).
+    train("classic", 50, seed=4).save(table)
+    run = subprocess.run(
+        [*ARENA, "league", "run", str(tmp_path / "league")], capture_output=True, text=True, timeout=300
+    )
+    assert "qbot version 1: its module changed since it was added" in run.stdout + run.stderr

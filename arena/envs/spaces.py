@@ -69,21 +69,23 @@ def observation_size(n_players: int) -> int:
 
 def observe(view: TurnView) -> np.ndarray:
     """The observation of the seat to decide (see the module docstring for its layout)."""
-    n = view.n_players
-    order = [(view.seat + i) % n for i in range(n)]
-    obs = np.zeros(observation_size(n), dtype=np.float32)
+    seat = view.seat
+    counts = [0, 0, 0, 0, 0, 0]
     for face in view.roll:
-        obs[face - 1] += 1
-    obs[6] = len(view.roll)
-    obs[7] = view.turn_points
-    obs[8] = view.bank_minimum
-    obs[9] = view.roll_number
-    obs[10] = view.final_round
-    obs[11] = view.playoff
-    for part, values in enumerate((view.scores, view.strikes, view.farkle_streaks, view.entered)):
-        start = _HEAD + part * n
-        obs[start : start + n] = [values[s] for s in order]
-    return obs
+        counts[face - 1] += 1
+    head = [
+        len(view.roll),
+        view.turn_points,
+        view.bank_minimum,
+        view.roll_number,
+        view.final_round,
+        view.playoff,
+    ]
+    values: list[int | bool] = [*counts, *head]
+    for part in (view.scores, view.strikes, view.farkle_streaks, view.entered):
+        values += part[seat:]  # the deciding seat first, then the others in playing order
+        values += part[:seat]
+    return np.array(values, dtype=np.float32)
 
 
 def may_bank_after(view: TurnView, keep: Keep) -> bool:
@@ -94,10 +96,11 @@ def may_bank_after(view: TurnView, keep: Keep) -> bool:
 
 def action_mask(view: TurnView, size: int) -> np.ndarray:
     """1 for each action the game accepts in ``view``, 0 for the others; ``size`` actions."""
+    flags: list[bool] = []
+    for keep in view.legal_keeps:
+        flags += (True, view.bank_allowed(keep) or view.overshoots(keep))
     mask = np.zeros(size, dtype=np.int8)
-    for k, keep in enumerate(view.legal_keeps):
-        mask[2 * k] = 1
-        mask[2 * k + 1] = may_bank_after(view, keep)
+    mask[: len(flags)] = flags
     return mask
 
 
