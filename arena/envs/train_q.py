@@ -6,8 +6,9 @@
 
 The agent plays games alone (one seat, no opponents: its turns are what it learns), rewarded by
 points (``reward="points"``: each bank's points).  Each turn is an episode of the learning: the
-value of a decision (:mod:`arena.envs.q_table`) moves by ``alpha`` towards the points it banks,
-0 for a farkle, or the best value of the turn's next decision when it rolls on.  It explores
+value of a decision (:mod:`arena.envs.q_table`) moves towards the points it banks, 0 for a
+farkle, or the best value of the turn's next decision when it rolls on, by ``1 / n`` at its
+``n``-th visit (the mean of what it saw) until that falls to ``alpha``.  It explores
 with chance ``epsilon`` (falling linearly to 0 over the run), from its own seeded generator, so
 the same arguments give the same table, byte for byte.
 """
@@ -25,11 +26,12 @@ from arena.envs.q_table import QTable
 from arena.envs.seat_env import SeatEnv
 
 
-def train(rules: str, games: int, seed: int, *, alpha: float = 0.05, epsilon: float = 0.2) -> QTable:
+def train(rules: str, games: int, seed: int, *, alpha: float = 0.01, epsilon: float = 0.2) -> QTable:
     """Learn a :class:`QTable` for ``rules`` from ``games`` solo games (see the module docstring)."""
     env = SeatEnv(rules, opponents=(), reward="points")
     table = QTable.empty(env.rules)
     q = table.q
+    visits = np.zeros(q.shape, dtype=np.int64)
     rng = np.random.default_rng(seed)
     for game in range(games):
         env.reset(seed=int(rng.integers(2**63)))
@@ -47,7 +49,8 @@ def train(rules: str, games: int, seed: int, *, alpha: float = 0.05, epsilon: fl
                 target = max(q[i] for _, i in table.options(after))  # rolled on, and scored
             else:
                 target = reward  # banked (its points), farkled or forfeited (0, or a penalty)
-            q[index] += alpha * (target - q[index])
+            visits[index] += 1
+            q[index] += max(alpha, 1 / visits[index]) * (target - q[index])
             view = after
     return table
 
@@ -58,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rules", default="classic", help="ruleset: a preset, a variant or a .toml file")
     parser.add_argument("--games", type=int, default=20_000, help="solo games to learn from")
     parser.add_argument("--seed", type=int, default=1, help="seed of the games and the exploration")
-    parser.add_argument("--alpha", type=float, default=0.05, help="learning rate")
+    parser.add_argument("--alpha", type=float, default=0.01, help="the learning rate's floor")
     parser.add_argument("--epsilon", type=float, default=0.2, help="exploration at the start")
     parser.add_argument("--out", required=True, help="the .npz file to write")
     args = parser.parse_args(argv)
