@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -67,6 +68,48 @@ def test_a_seat_env_episode_is_the_game_arena_play_plays(rules: str, seat: int, 
     assert lines == _played_by_cli(rules, names, seed)
     assert len(lines) > 50
     assert reward == 2 * info["result"].win_shares[seat] - 1
+
+
+LISTENER = """
+from arena.engine import Action
+
+
+class Listener:
+    \"\"\"Banks from 300 points, or 600 once the table has seen five farkles (told by end_turn).\"\"\"
+
+    name = "listener"
+
+    def start_game(self, info):
+        self.farkles = 0
+
+    def end_turn(self, turn):
+        self.farkles += turn.how == "farkled"
+
+    def decide(self, view):
+        keep = view.legal_keeps[0]
+        goal = 600 if self.farkles >= 5 else 300
+        return Action(keep.dice, view.may_bank(keep) and view.turn_points + keep.points >= goal)
+"""
+
+
+def test_opponents_get_their_hooks_as_arena_play_gives_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``random`` draws from its GameInfo's seed (start_game); the listener counts what end_turn
+    tells it: both must be told exactly what ``arena play`` tells them for the games to agree."""
+    monkeypatch.chdir(tmp_path)
+    Path("listener.py").write_text(LISTENER)
+    rules, seed = "standard", 31
+    names = ["random", "greedy", "listener"]
+    events, lines = _recorder(rules, names)
+    env = SeatEnv(rules, opponents=["random", "listener.py"], seat=1, on_event=events)
+    env.reset(seed=seed)
+    greedy = GreedyPlayer()
+    terminated = False
+    while not terminated:
+        _, _, terminated, _, _ = env.step(spaces.encode(env.view, greedy.decide(env.view)))
+    assert lines == _played_by_cli(rules, ["random", "greedy", "listener.py"], seed)
+    assert any(line["type"] == "farkled" for line in lines)
 
 
 def test_a_table_env_episode_is_the_game_arena_play_plays() -> None:
