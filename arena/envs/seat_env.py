@@ -12,7 +12,8 @@
 The spaces and the mask are those of :mod:`arena.envs.spaces`; ``info["action_mask"]`` holds
 the mask, and :meth:`SeatEnv.action_masks` returns it for sb3-contrib's MaskablePPO.  The
 agent sits in ``seat`` (0 plays first); ``opponents`` are player specs, one per other seat, in
-seat order.  The game is the engine's own (:mod:`arena.envs.table`): ``reset(seed=s)`` plays
+seat order, played in this process (Python strategies: a ``cmd:`` program or ``--isolate`` is
+for tournaments).  The game is the engine's own (:mod:`arena.envs.table`): ``reset(seed=s)`` plays
 the game of seed ``s`` exactly (without a seed, one is drawn from the environment's
 ``np_random``).
 
