@@ -95,17 +95,33 @@ def _module_bytes(text: str) -> bytes:
     return b"".join(parts)
 
 
+def _parameter_bytes(text: str) -> bytes:
+    """The bytes of the files a spec's parameter values name (a trained policy's table:
+    ``arena.envs.table_player:QTablePlayer:table=q.npz``), so a file changed on disk is a
+    change of content, as a module's source is; nothing for a spec that names none."""
+    from arena.sandbox.exposure import parameter_paths
+
+    parts: list[bytes] = []
+    for path in parameter_paths(text, Path.cwd(), ()):
+        try:
+            parts.append(read_entry_bytes(path, ENTRY_FILE_LIMIT))
+        except OSError as exc:
+            raise StrategyError(f"{text}: cannot read {path}: {exc.strerror}") from None
+    return b"".join(parts)
+
+
 def content_sha(text: str, kind: str, source: bytes | None = None, rest: str = "") -> str:
     """What an entry's identity hashes: a file's bytes (and the spec after the file name); a
     ``cmd:`` program's command text and fingerprint (its program and the files its arguments
-    name); a module's spec text and files; a built-in's spec text.  Raises StrategyError where
+    name); a module's spec text and files; a built-in's spec text; with the files a module's
+    or a built-in's parameter values name.  Raises StrategyError where
     a program can't be found."""
     if kind == "command":
         identity = json.dumps(command_identity(text), sort_keys=True)
         return hashlib.sha256(f"{text}\0{identity}".encode()).hexdigest()
     if kind == "file":
         return hashlib.sha256((source or b"") + b"\0" + rest.encode()).hexdigest()
-    module = _module_bytes(text)
+    module = _module_bytes(text) + _parameter_bytes(text)
     return hashlib.sha256(text.encode() + (b"\0" + module if module else b"")).hexdigest()
 
 
