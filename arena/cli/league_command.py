@@ -13,6 +13,10 @@ from arena.cli.output import echo_json, fail, say
 from arena.tournaments.dask_backend import INSTALL_HINT
 from arena.tournaments.interrupts import EXIT_INTERRUPTED, EXIT_TERMINATED
 
+#: ``league run``'s exit status when games wait for an entry that can't play now (not left out
+#: with --skip): the league is not complete, though every game that could be played was.
+EXIT_GAMES_WAIT = 3
+
 
 def _open(folder: str, *, read_only: bool = False):
     from arena.leagues import League, LeagueError
@@ -192,6 +196,14 @@ def add_command(folder: str, spec: str, name: str | None, as_json: bool) -> None
     help="Change the league's game clock (seconds per entry and game; 0: none) for this run and "
     "later ones, with a warning (default: the league's, set at init).",
 )
+@click.option(
+    "--skip",
+    "skip",
+    multiple=True,
+    metavar="NAME",
+    help="Leave the active entrant NAME's games for a later run (repeat for more): the run "
+    "plays the others and exits 0 though those wait.",
+)
 def run_command(
     folder: str,
     workers: int,
@@ -201,8 +213,13 @@ def run_command(
     as_json: bool,
     move_timeout: float | None,
     game_time: float | None,
+    skip: tuple[str, ...],
 ) -> None:
-    """Play what is missing until every pair of active entries has its games."""
+    """Play what is missing until every pair of active entries has its games.
+
+    An entry that can't play now (it doesn't load, or its program changed since it was added)
+    holds up its own games only: each such entry is named with why and how many of its games
+    wait, and the run exits 3 (EXIT_GAMES_WAIT), unless --skip named it."""
     from pathlib import Path
 
     from arena.leagues import LeagueError
@@ -219,7 +236,7 @@ def run_command(
     try:
         for line in league.change_clock(move_timeout, game_time):
             say(f"arena: warning: {line}", err=True)
-        report = league.run(workers=workers, trusted=trusted, backend=backend, scheduler=scheduler)
+        report = league.run(workers=workers, trusted=trusted, backend=backend, scheduler=scheduler, skip=skip)
     except LeagueError as exc:
         fail(str(exc), 1)
     for line in report.skipped:
@@ -231,14 +248,18 @@ def run_command(
                 "faults": report.faults,
                 "interrupted": report.interrupted,
                 "skipped": list(report.skipped),
+                "games_waiting": report.games_waiting,
             }
         )
     else:
-        say(f"played {report.played:,} games ({report.faults:,} faults)")
+        waits = f"; {report.games_waiting:,} games wait" if report.games_waiting else ""
+        say(f"played {report.played:,} games ({report.faults:,} faults){waits}")
     if report.interrupted:
         how = "terminated" if report.terminated else "stopped"
         say(f"{how}: every game written so far is kept; run again to go on", err=True)
         sys.exit(EXIT_TERMINATED if report.terminated else EXIT_INTERRUPTED)
+    if report.must_wait:
+        sys.exit(EXIT_GAMES_WAIT)
 
 
 def _cell(value: float, fmt: str) -> str:
@@ -268,9 +289,7 @@ def table_command(folder: str, as_json: bool) -> None:
         f"{'games':>6}  {'score':>6}  {'faults':>6}  {'time/decision':>13}"
     )
     for k, r in enumerate(table.itertuples(), 1):
-        interval = (
-            "-" if math.isnan(r.rating_low) else f"{r.rating_low:+.0f} to {r.rating_high:+.0f}"
-        )
+        interval = "-" if math.isnan(r.rating_low) else f"{r.rating_low:+.0f} to {r.rating_high:+.0f}"
         per = "-" if math.isnan(r.seconds_per_decision) else duration_text(r.seconds_per_decision)
         say(
             f"{k:>2}  {r.name:<{width}}  {r.version:>2}  {_cell(r.rating, '+7.0f')}  {interval:>15}  "

@@ -1,0 +1,178 @@
+"""issue 39, points 3 and 9: a league plays from any folder, says which games wait, and a rerun
+after a kill plays only the games the league lacks.
+
+- A ``cmd:`` entry added with relative paths plays from any folder and from a moved league
+  (docs/league.md, "Commands from any folder").
+- An entry that can't play holds up its own games only: ``league run`` names it, says how many
+  games wait and exits 3; ``--skip NAME`` plays the others knowingly and exits 0.
+- A run killed with SIGKILL, whose plan a new version then drops: the rerun plays only the
+  missing games, and its count is what it stored.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli.main import cli
+from arena.leagues import League
+from arena.leagues.web import export_site
+from arena.storage import league_db
+
+ROOT = Path(__file__).resolve().parent.parent
+GREEDY_BOT = ROOT / "strategies" / "external" / "greedy_bot.py"
+
+NAPPER = '''
+import time
+
+from arena import Action
+
+
+class Napper:
+    """Banks at once, after a nap on every decision: a slow entry, so a run is killed mid-way."""
+
+    name = "napper"
+
+    def decide(self, view):
+        time.sleep(0.02)
+        keep = view.legal_keeps[0]
+        return Action(keep.dice, view.bank_allowed(keep))
+'''
+
+
+def cli_run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _bots(folder: Path) -> None:
+    """A bot program run by an interpreter, and one run as a program of its own."""
+    folder.mkdir(parents=True)
+    shutil.copy(GREEDY_BOT, folder / "greedy_bot.py")
+    program = folder / "alice"
+    program.write_text(f"#!{sys.executable}\n" + GREEDY_BOT.read_text())
+    program.chmod(0o755)
+
+
+def test_commands_added_with_relative_paths_play_from_any_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "class"
+    _bots(home / "bots")
+    monkeypatch.chdir(home)
+    league = League.create("league", games=2)
+    league.add(f"cmd:{sys.executable} bots/greedy_bot.py bob")
+    league.add("cmd:bots/alice alice")
+    league.add("threshold")
+    league.close()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    code, out, err = cli_run("league", "run", str(home / "league"))
+    assert (code, out, err) == (0, "played 6 games (0 faults)\n", "")
+    # The entry still stands for what it was added as: an edit of its file is a change.
+    (home / "bots" / "greedy_bot.py").write_text(GREEDY_BOT.read_text() + "\n# changed\n")
+    League(home / "league").add("random")
+    code, out, err = cli_run("league", "run", str(home / "league"))
+    assert code == 3 and "bob version 1: its program changed since it was added" in err
+
+
+def test_a_moved_league_plays_its_commands_and_files_from_inside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = tmp_path / "league"
+    league = League.create(folder, games=2)
+    _bots(folder / "bots")
+    (folder / "bots" / "napper.py").write_text(NAPPER.replace("time.sleep(0.02)", "pass"))
+    monkeypatch.chdir(folder)
+    league.add(f"cmd:{sys.executable} bots/greedy_bot.py bob")
+    league.add("cmd:./bots/alice alice")
+    league.add("bots/napper.py")
+    stored = [row[0] for row in league.connection.execute("SELECT play_spec FROM entries ORDER BY id")]
+    assert stored[:2] == [
+        f"cmd:{sys.executable} '{{league}}/bots/greedy_bot.py' bob",
+        "cmd:'{league}/bots/alice' alice",
+    ]
+    league.close()
+    moved = tmp_path / "moved" / "here"
+    moved.parent.mkdir()
+    shutil.move(folder, moved)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli_run("league", "run", str(moved))
+    assert (code, out, err) == (0, "played 6 games (0 faults)\n", "")
+    site = tmp_path / "site"
+    export_site(moved, site)
+    pages = [p.read_text() for p in site.rglob("*.html")]
+    assert pages and not any(str(tmp_path) in page for page in pages)
+
+
+def test_games_that_wait_are_named_counted_and_exit_3_unless_skipped(tmp_path: Path) -> None:
+    program = tmp_path / "greedy_bot.py"
+    shutil.copy(GREEDY_BOT, program)
+    folder = str(tmp_path / "league")
+    league = League.create(folder, games=2)
+    league.add(f"cmd:{sys.executable} {program} bob")
+    league.add("greedy")
+    league.add("threshold")
+    league.close()
+    program.write_text(GREEDY_BOT.read_text() + "\n# changed\n")
+    code, out, err = cli_run("league", "run", folder)
+    assert code == 3
+    assert out == "played 2 games (0 faults); 4 games wait\n"
+    assert err == (
+        "arena: warning: bob version 1: its program changed since it was added (arena league add it "
+        "again to play the new version); 4 of its games wait for a later run (arena league run "
+        "--skip bob plays the others knowingly)\n"
+    )
+    code, out, err = cli_run("league", "run", folder, "--skip", "bob")
+    assert (code, out) == (0, "played 0 games (0 faults); 4 games wait\n")
+    assert err == "arena: warning: bob version 1: left out with --skip; 4 of its games wait for a later run\n"
+    code, out, err = cli_run("league", "run", folder, "--skip", "carol")
+    assert (code, out, err) == (1, "", "arena: error: --skip 'carol': no active entrant has that name\n")
+
+
+def test_a_rerun_after_a_kill_plays_only_the_missing_games(tmp_path: Path) -> None:
+    folder = tmp_path / "league"
+    napper = tmp_path / "napper.py"
+    napper.write_text(NAPPER)
+    league = League.create(folder, games=40, seed=3)
+    league.add("threshold")  # entry 1
+    league.add(str(napper))  # entry 2
+    league.add("greedy")  # entry 3, the newest: its plan meets threshold and napper, deal by deal
+    league.close()
+    run = subprocess.Popen(
+        [sys.executable, "-m", "arena.cli", "league", "run", str(folder)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    db = league_db.database_path(folder)
+    deadline = time.monotonic() + 120
+    stored = 0
+    while time.monotonic() < deadline and stored == 0:  # killed once a write is in, long before the end
+        time.sleep(0.05)
+        with sqlite3.connect(db) as c:
+            stored = c.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    os.killpg(run.pid, signal.SIGKILL)
+    run.wait()
+    with sqlite3.connect(db) as c:
+        stored = c.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        kept = c.execute("SELECT COUNT(*) FROM games WHERE low = 1 AND high = 3").fetchone()[0]
+    assert 0 < kept < 40  # some of greedy's games against threshold are stored, not all
+    league = League(folder)
+    league.add("random", name="napper")  # a new version: the killed plan (3, 1, 2) is dropped
+    report = league.run(progress=False)
+    with sqlite3.connect(db) as c:
+        after = c.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+    # 3 pairs of active entries, 40 games each; the run played exactly the ones missing.
+    assert report.played == after - stored == 3 * 40 - kept
+    assert league.run(progress=False).played == 0
