@@ -2,8 +2,8 @@
 
 A ``cmd:`` entry names its program and files as the organiser typed them, often relative to the
 folder ``league add`` ran in (``cmd:node bots/alice.js``).  A later run may start anywhere, and a
-league folder may be moved, so ``add`` stores the command *anchored* (docs/league.md, "Commands
-from any folder"): every program path (one with a ``/``; a bare name is found on ``PATH``) and
+league folder may be moved, so ``add`` stores the command *anchored* (docs/league.md,
+``league add``): every program path (one with a ``/``; a bare name is found on ``PATH``) and
 every argument that names an existing file or folder is made absolute, and one inside the league
 folder is written relative to it behind :data:`LEAGUE_MARK`.  A run puts the league folder where
 it is now in place of the mark.  A file entry plays its stored copy under ``entries/``: a run

@@ -4,7 +4,7 @@ A game's identity in a league is its pair, ruleset, deal and seat order (``UNIQU
 :mod:`arena.storage.league_db`), whatever plan played it.  A plan dropped by a kill or by a new
 version leaves games of pairs that a later plan meets again; that plan plays only the deals the
 league lacks (:func:`missing_ranges`), so a run stores every game it plays (docs/league.md,
-"Running").  A deal is played whole, both seat orders, as every batch is.
+"Journal").  A deal is played whole, both seat orders, as every batch is.
 """
 
 from __future__ import annotations
