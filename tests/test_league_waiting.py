@@ -49,6 +49,24 @@ class Napper:
 '''
 
 
+def _wait_for_the_lock(folder: Path) -> None:
+    """Until the stopped run's last chunk process is gone: a forked process holds the run lock
+    until it exits (a stopped run kills its chunks, and they die a moment later)."""
+    import fcntl
+
+    deadline = time.monotonic() + 60
+    with open(folder / "data" / "run.lock", "rb") as lock:
+        while True:
+            try:
+                fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                assert time.monotonic() < deadline, "the stopped run's processes still hold the lock"
+                time.sleep(0.05)
+                continue
+            fcntl.flock(lock, fcntl.LOCK_UN)
+            return
+
+
 def cli_run(*args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(cli, list(args))
     return result.exit_code, result.stdout, result.stderr
@@ -175,4 +193,52 @@ def test_a_rerun_after_a_kill_plays_only_the_missing_games(tmp_path: Path) -> No
         after = c.execute("SELECT COUNT(*) FROM games").fetchone()[0]
     # 3 pairs of active entries, 40 games each; the run played exactly the ones missing.
     assert report.played == after - stored == 3 * 40 - kept
+    assert league.run(progress=False).played == 0
+
+
+def test_a_plan_stopped_mid_way_whose_entry_then_cant_play_leaves_only_that_entrys_games(
+    tmp_path: Path,
+) -> None:
+    from arena.leagues.play import play_league
+
+    program = tmp_path / "greedy_bot.py"
+    shutil.copy(GREEDY_BOT, program)
+    folder = tmp_path / "league"
+    league = League.create(folder, games=20, seed=5)
+    league.add("threshold")  # entry 1
+    league.add(f"cmd:{sys.executable} {program} bob")  # entry 2
+    league.add("greedy")  # entry 3: its plan meets 1 and 2, deal by deal
+
+    def stop(_result: object) -> None:
+        raise KeyboardInterrupt  # Ctrl-C once the first batch is written
+
+    first = play_league(folder, league.connection, league.settings, progress=False, on_batch=stop)
+    assert first.interrupted and first.played == 10
+    pairs = dict(
+        league.connection.execute("SELECT low || '-' || high, COUNT(*) FROM games GROUP BY low, high")
+    )
+    assert pairs == {"1-3": 6, "2-3": 4}  # deals 0-2 against threshold, 0-1 against bob
+    program.write_text(GREEDY_BOT.read_text() + "\n# changed\n")  # bob can't play now
+    _wait_for_the_lock(folder)
+    report = league.run(progress=False)
+    # greedy's stopped plan waited for bob before; now its games against threshold are played.
+    assert report.played == 20 - 6
+    assert report.games_waiting == 20 + (20 - 4) and [(w.name, w.games) for w in report.waiting] == [
+        ("bob", 36)
+    ]
+    assert report.must_wait
+    # bob plays again, unchanged: its pairs are planned afresh, each missing stretch in one
+    # piece (4 batches of at most 10 games: 16 games against greedy, 20 against threshold), not
+    # the stopped plan resumed one deal at a time between the stored games of another pair.
+    program.write_text(GREEDY_BOT.read_text())
+    batches: list[tuple[int, int]] = []
+    again = play_league(
+        folder,
+        league.connection,
+        league.settings,
+        progress=False,
+        on_batch=lambda r: batches.append((r.start, r.stop)),
+    )
+    assert again.played == 16 + 20 and again.games_waiting == 0 and not again.must_wait
+    assert len(batches) == 4
     assert league.run(progress=False).played == 0

@@ -131,18 +131,25 @@ def plan_work(
     per entry that has not met every older active entry in full, newest entry first.  New plans
     seat only ``playable`` entries (default: every active one); the pairs of the others are
     planned in a later run, once they play again.  An unfinished plan that seats an entry not
-    playable now waits, and its other pairs get a new plan (the league then holds some of the
-    old plan's games: it plays only the others, :mod:`arena.leagues.missing`).  A pair that
-    holds some of its games already gets a plan of its own, whose missing games are one
-    range, not one between each stored deal of a plan's other pairs."""
+    playable now is closed where it stopped, and its pairs are planned afresh (the league
+    holds some of their games: a plan plays only the others, :mod:`arena.leagues.missing`).
+    A pair that holds some of its games already gets a plan of its own, whose missing games
+    are one range, not one between each stored deal of a plan's other pairs."""
     active = {e.id for e in active_entries(connection)}
     with connection:  # plans a kill left before they were sized: nothing was played in them
         connection.execute("DELETE FROM plans WHERE total = 0 AND id NOT IN (SELECT plan FROM games)")
     plans: list[tuple[int, list[int]]] = []
-    for row in connection.execute("SELECT id, players FROM plans WHERE next_game < total ORDER BY id"):
+    for row in connection.execute(
+        "SELECT id, players FROM plans WHERE next_game < total ORDER BY id"
+    ).fetchall():
         players = json.loads(row["players"])
-        if set(players) <= active and (playable is None or set(players) <= playable):
-            plans.append((row["id"], players))
+        if not set(players) <= active:
+            continue  # dropped: one of its entries was replaced or retired
+        if playable is not None and not set(players) <= playable:
+            with connection:  # closed: its playable pairs are planned below, the others wait
+                connection.execute("UPDATE plans SET total = next_game WHERE id = ?", (row["id"],))
+            continue
+        plans.append((row["id"], players))
     covered = {frozenset((p[0], o)) for _, p in plans for o in p[1:]}
     counts = _pair_counts(connection)
     ids = sorted(active if playable is None else active & playable)
