@@ -242,3 +242,46 @@ def test_a_plan_stopped_mid_way_whose_entry_then_cant_play_leaves_only_that_entr
     assert again.played == 16 + 20 and again.games_waiting == 0 and not again.must_wait
     assert len(batches) == 4
     assert league.run(progress=False).played == 0
+
+
+def test_a_command_stored_by_an_older_arena_with_relative_paths_says_where_it_plays_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.leagues.entries import content_sha
+
+    home = tmp_path / "class"
+    _bots(home / "bots")
+    monkeypatch.chdir(home)
+    league = League.create("league", games=2)
+    typed = f"cmd:{sys.executable} bots/greedy_bot.py bob"
+    league.add(typed)
+    league.add("greedy")
+    with league.connection:  # as an arena before anchoring stored it: the spec as typed
+        league.connection.execute(
+            "UPDATE entries SET play_spec = spec, content_sha256 = ? WHERE name = 'bob'",
+            (content_sha(typed, "command"),),
+        )
+    league.close()
+    monkeypatch.chdir(tmp_path)
+    code, out, err = cli_run("league", "run", str(home / "league"))
+    assert code == 3 and out == "played 0 games (0 faults); 2 games wait\n"
+    assert err.startswith(
+        "arena: warning: bob version 1: the files its command names changed or are not found (it was "
+        "added with paths relative to the folder it was added from: run the league from there, or "
+        "arena league add it again, which stores its paths for any folder); 2 of its games wait"
+    )
+    monkeypatch.chdir(home)
+    assert cli_run("league", "run", "league") == (0, "played 2 games (0 faults)\n", "")
+
+
+def test_a_command_word_that_begins_with_the_league_mark_is_refused_at_add(tmp_path: Path) -> None:
+    folder = tmp_path / "league"
+    League.create(folder, games=2).close()
+    spec = f"cmd:{sys.executable} {{league}}/data/league.sqlite"
+    code, out, err = cli_run("league", "add", str(folder), spec)
+    assert (code, out) == (1, "")
+    assert err == (
+        f"arena: error: {spec}: '{{league}}/data/league.sqlite' begins with {{league}}, which a league "
+        "keeps for its own folder\n"
+    )
+    assert League(folder).entries() == []
