@@ -289,7 +289,9 @@ def table_command(folder: str, as_json: bool) -> None:
         f"{'games':>6}  {'score':>6}  {'faults':>6}  {'time/decision':>13}"
     )
     for k, r in enumerate(table.itertuples(), 1):
-        interval = "-" if math.isnan(r.rating_low) else f"{r.rating_low:+.0f} to {r.rating_high:+.0f}"
+        interval = (
+            "-" if math.isnan(r.rating_low) else f"{r.rating_low:+.0f} to {r.rating_high:+.0f}"
+        )
         per = "-" if math.isnan(r.seconds_per_decision) else duration_text(r.seconds_per_decision)
         say(
             f"{k:>2}  {r.name:<{width}}  {r.version:>2}  {_cell(r.rating, '+7.0f')}  {interval:>15}  "

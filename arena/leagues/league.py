@@ -78,7 +78,7 @@ class League:
         try:
             rulesets = [load_ruleset(r) for r in rules]
         except (ValueError, OSError) as exc:
-            raise LeagueError(" ".join(str(exc).split())) from None
+            raise LeagueError(' '.join(str(exc).split())) from None
         names = [r.name for r in rulesets]
         if len(set(names)) < len(names):
             raise LeagueError("the same ruleset is named twice")
@@ -177,7 +177,7 @@ class League:
                 skip=tuple(skip),
             )
         except (LeagueBusy, LeagueFolderRefused, StrategyError, DaskBackendError, BatchFailed) as exc:
-            raise LeagueError(" ".join(str(exc).split())) from None
+            raise LeagueError(' '.join(str(exc).split())) from None
         except ClockSettingError as exc:
             raise LeagueError(f"{self.folder}: the league database is damaged: {exc}") from None
 
