@@ -285,3 +285,25 @@ def test_a_command_word_that_begins_with_the_league_mark_is_refused_at_add(tmp_p
         "keeps for its own folder\n"
     )
     assert League(folder).entries() == []
+
+
+def test_anchoring_makes_paths_absolute_or_league_relative_and_leaves_other_words(tmp_path: Path) -> None:
+    from arena.leagues.entry_paths import anchor_command, concrete_command
+
+    league = tmp_path / "league"
+    (league / "bots").mkdir(parents=True)
+    (league / "bots" / "a.js").write_text("")
+    (tmp_path / "mybot").mkdir()
+    (tmp_path / "w.bin").write_text("")
+    typed = "cmd:node league/bots/a.js --model=w.bin w.bin -m mybot mybot fast ./run.sh"
+    stored = anchor_command(typed, tmp_path, league)
+    # A program on PATH, an option, the module after -m and words that name nothing stay.
+    assert stored == (
+        f"cmd:node '{{league}}/bots/a.js' --model=w.bin {tmp_path}/w.bin -m mybot {tmp_path}/mybot "
+        "fast ./run.sh"
+    )
+    moved = tmp_path / "elsewhere"
+    assert concrete_command(stored, moved) == (
+        f"cmd:node {moved}/bots/a.js --model=w.bin {tmp_path}/w.bin -m mybot {tmp_path}/mybot fast ./run.sh"
+    )
+    assert anchor_command("cmd:./run.sh x", tmp_path, league) == f"cmd:{tmp_path}/run.sh x"  # a program path

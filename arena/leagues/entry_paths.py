@@ -4,7 +4,8 @@ A ``cmd:`` entry names its program and files as the organiser typed them, often 
 folder ``league add`` ran in (``cmd:node bots/alice.js``).  A later run may start anywhere, and a
 league folder may be moved, so ``add`` stores the command *anchored* (docs/league.md,
 ``league add``): every program path (one with a ``/``; a bare name is found on ``PATH``) and
-every argument that names an existing file or folder is made absolute, and one inside the league
+every argument that names an existing file or folder (but the module after ``-m``, as in
+``python3 -m mybot``) is made absolute, and one inside the league
 folder is written relative to it behind :data:`LEAGUE_MARK`.  A run puts the league folder where
 it is now in place of the mark.  A file entry plays its stored copy under ``entries/``: a run
 finds it there in the league folder as it is now.
@@ -60,8 +61,8 @@ def anchor_command(text: str, cwd: Path, league_folder: Path) -> str:
             raise StrategyError(
                 f"{text}: {word!r} begins with {LEAGUE_MARK}, which a league keeps for its own folder"
             )
-        if not _names_a_path(word, index):
-            anchored.append(word)
+        if not _names_a_path(word, index) or (index > 1 and argv[index - 1] == "-m"):
+            anchored.append(word)  # an option, or the module of ``python -m MODULE``: no path
             continue
         path = os.path.normpath(os.path.join(base, word))
         if index > 0 and not os.path.lexists(path):
