@@ -14,6 +14,10 @@ from arena.cli.output import echo_json, fail, say
 from arena.tournaments.dask_backend import INSTALL_HINT
 from arena.tournaments.interrupts import EXIT_INTERRUPTED, EXIT_TERMINATED
 
+#: ``league run``'s exit status when games wait for an entry that can't play now (not left out
+#: with --skip): the league is not complete, though every game that could be played was.
+EXIT_GAMES_WAIT = 3
+
 
 def _open(folder: str, *, read_only: bool = False):
     from arena.leagues import League, LeagueError
@@ -245,6 +249,14 @@ def _retirement(folder: str, name: str, as_json: bool, *, retiring: bool) -> Non
     default=None,
     help="A progress bar on stderr: games played, games left, time to go. [default: on a terminal]",
 )
+@click.option(
+    "--skip",
+    "skip",
+    multiple=True,
+    metavar="NAME",
+    help="Leave the active entrant NAME's games for a later run (repeat for more): the run "
+    "plays the others and exits 0 though those wait.",
+)
 def run_command(
     folder: str,
     workers: int,
@@ -255,8 +267,13 @@ def run_command(
     move_timeout: float | None,
     game_time: float | None,
     progress: bool | None,
+    skip: tuple[str, ...],
 ) -> None:
-    """Play what is missing until every pair of active entries has its games."""
+    """Play what is missing until every pair of active entries has its games.
+
+    An entry that can't play now (it doesn't load, or its program changed since it was added)
+    holds up its own games only: each such entry is named with why and how many of its games
+    wait, and the run exits 3 (EXIT_GAMES_WAIT), unless --skip named it."""
     from pathlib import Path
 
     from arena.leagues import LeagueError
@@ -274,7 +291,12 @@ def run_command(
         for line in league.change_clock(move_timeout, game_time):
             say(f"arena: warning: {line}", err=True)
         report = league.run(
-            workers=workers, trusted=trusted, backend=backend, scheduler=scheduler, progress=progress
+            workers=workers,
+            trusted=trusted,
+            backend=backend,
+            scheduler=scheduler,
+            progress=progress,
+            skip=skip,
         )
     except LeagueError as exc:
         fail(str(exc), 1)
@@ -287,14 +309,18 @@ def run_command(
                 "faults": report.faults,
                 "interrupted": report.interrupted,
                 "skipped": list(report.skipped),
+                "games_waiting": report.games_waiting,
             }
         )
     else:
-        say(f"played {report.played:,} games ({report.faults:,} faults)")
+        waits = f"; {report.games_waiting:,} games wait" if report.games_waiting else ""
+        say(f"played {report.played:,} games ({report.faults:,} faults){waits}")
     if report.interrupted:
         how = "terminated" if report.terminated else "stopped"
         say(f"{how}: every game written so far is kept; run again to go on", err=True)
         sys.exit(EXIT_TERMINATED if report.terminated else EXIT_INTERRUPTED)
+    if report.must_wait:
+        sys.exit(EXIT_GAMES_WAIT)
 
 
 def _cell(value: float, fmt: str) -> str:

@@ -84,7 +84,7 @@ class League:
         try:
             rulesets = [load_ruleset(r) for r in rules]
         except (ValueError, OSError) as exc:
-            raise LeagueError(" ".join(str(exc).split())) from None
+            raise LeagueError(' '.join(str(exc).split())) from None
         names = [r.name for r in rulesets]
         if len(set(names)) < len(names):
             raise LeagueError("the same ruleset is named twice")
@@ -178,8 +178,11 @@ class League:
         backend: str = "local",
         scheduler: str | None = None,
         progress: bool | None = None,
+        skip: tuple[str, ...] | list[str] = (),
     ) -> RunReport:
-        """Play what is missing until every pair of active entries has its games."""
+        """Play what is missing until every pair of active entries has its games, but the
+        games of the entrants named in ``skip``: those wait, as do those of an entry that
+        can't play now (the report names each, with how many of its games wait)."""
         from arena.players.loading import StrategyError
         from arena.tournaments.dask_backend import DaskBackendError
         from arena.tournaments.supervisor import BatchFailed
@@ -194,6 +197,7 @@ class League:
                 backend=backend,
                 scheduler=scheduler,
                 progress=progress,
+                skip=tuple(skip),
             )
         except (LeagueBusy, LeagueFolderRefused, StrategyError, DaskBackendError, BatchFailed) as exc:
             raise LeagueError(' '.join(str(exc).split())) from None
