@@ -10,6 +10,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -18,6 +19,12 @@ from arena.leagues.pages import entry_page, game_page
 from arena.leagues.web import export_site
 from arena.sandbox.last_words import STDERR_TAIL, TAIL_LINES, last_words, telling_line
 from arena.storage import league_db
+from tests.test_league_web import browser, chromium, served
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser
+
+__all__ = ["chromium"]  # the fixture, shared with test_league_web
 
 ARENA = [sys.executable, "-m", "arena.cli"]
 FRANK = Path(__file__).resolve().parent.parent / "docs" / "examples" / "frank.py"
@@ -201,3 +208,34 @@ def test_a_traceback_an_entry_chose_is_text_on_the_page(tmp_path: Path) -> None:
     escaped = "ValueError: &lt;script id=&quot;evil&quot;&gt;alert(1)&lt;/script&gt; &amp;amp;"
     assert any(escaped in t for t in texts)
     assert not any('<script id="evil">' in t for t in texts)
+
+
+@browser
+def test_chromium_shows_franks_traceback_on_his_page_and_on_the_game_viewer(
+    frank_league: Path, tmp_path: Path, chromium: Browser
+) -> None:
+    """What a student's browser shows: the traceback's text, with frank.py's line 12."""
+    with sqlite3.connect(league_db.database_path(frank_league)) as connection:
+        entry = connection.execute("SELECT id FROM entries WHERE name = 'frank'").fetchone()[0]
+        recorded = "SELECT MIN(f.game) FROM faults f JOIN records r ON r.game = f.game"
+        game = connection.execute(recorded).fetchone()[0]
+    site = tmp_path / "site"
+    export_site(frank_league, site)
+    with served(frank_league) as base:
+        for url in (
+            (site / f"entry-{entry}.html").as_uri(),
+            f"{base}/entry-{entry}.html",
+            (site / f"game-{game}.html").as_uri(),
+            f"{base}/game-{game}.html",
+        ):
+            page = chromium.new_page()
+            try:
+                page.goto(url)
+                shown = page.locator("pre.traceback").first.inner_text()
+                assert re.search(r'File "entries/\w+/frank.py", line 12, in decide', shown), shown
+                assert "growth = keep.points / view.turn_points" in shown
+                assert shown.rstrip().endswith("ZeroDivisionError: division by zero")
+                assert "match.py" not in shown and str(frank_league.parent) not in page.content()
+                assert "--isolate" in page.locator("code.replay").first.inner_text()
+            finally:
+                page.close()
