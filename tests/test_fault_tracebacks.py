@@ -239,3 +239,23 @@ def test_chromium_shows_franks_traceback_on_his_page_and_on_the_game_viewer(
                 assert "--isolate" in page.locator("code.replay").first.inner_text()
             finally:
                 page.close()
+
+
+def test_a_programs_faults_are_told_apart_by_the_error_its_reason_quotes() -> None:
+    """errors.log groups faults by their traceback's shape; a program's last words have no Python
+    frames, so its faults are grouped by their reason, as before they had a traceback."""
+    from arena.tournaments.fault_log import fault_key
+
+    def crash(error: str, line: int) -> tuple[str, str]:
+        words = f"bot.js:{line}\n{error}\n    at decide (bot.js:{line}:5)\nNode.js v20.20.2"
+        return f"the seat's process exited with status 1; its last words on stderr: {error}", words
+
+    type_12 = crash("TypeError: x is not a function", 12)
+    type_40 = crash("TypeError: x is not a function", 40)
+    reference = crash("ReferenceError: y is not defined", 12)
+    assert fault_key("bot", "error", *type_12) == fault_key("bot", "error", *type_40)
+    assert fault_key("bot", "error", *type_12) != fault_key("bot", "error", *reference)
+    # Python tracebacks and faults without one keep their keys.
+    assert fault_key("bot", "illegal", "keep (2,) from (2, 3)", "") == fault_key(
+        "bot", "illegal", "keep (4,) from (4, 3)", ""
+    )
