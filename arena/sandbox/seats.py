@@ -272,7 +272,9 @@ class SeatPool:
         per game or per order."""
         failed = self._failed.get(index)
         if failed is not None:
-            raise ReportedFailure(failed.status, failed.reason, failed.traceback_text)
+            raise ReportedFailure(
+                failed.status, failed.reason, failed.traceback_text, from_stderr=failed.from_stderr
+            )
         key = (index, order)
         live = self._live.get(key)
         if live is None or not live[0].alive:
