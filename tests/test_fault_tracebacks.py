@@ -260,3 +260,21 @@ def test_a_programs_faults_are_told_apart_by_the_error_its_reason_quotes() -> No
     assert fault_key("bot", "illegal", "keep (2,) from (2, 3)", "") == fault_key(
         "bot", "illegal", "keep (4,) from (4, 3)", ""
     )
+
+
+def test_a_tournaments_errors_log_keeps_a_crashed_programs_last_words(tmp_path: Path) -> None:
+    bot = tmp_path / "crashy.py"
+    bot.write_text(CRASHING_BOT)
+    out = tmp_path / "run"
+    players = ["-p", f"cmd:{sys.executable} {bot}", "-p", "greedy"]
+    done = subprocess.run(
+        [*ARENA, "tournament", *players, "--games", "2", "--rules", "standard", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    log = (out / "errors.log").read_text()
+    assert "reason: the seat's process exited with status 1; its last words on stderr: TypeError: x is" in log
+    assert "    at decide (crashy.js:12:5)\n\\x1b[2J\nNode.js v20.20.2\n" in log
+    assert "(no traceback" not in log
