@@ -1,4 +1,5 @@
-"""``arena league``: a standing contest (init, add, run, table, games); see docs/league.md."""
+"""``arena league``: a standing contest (init, add, retire, reinstate, run, table, games); see
+docs/league.md."""
 
 from __future__ import annotations
 
@@ -163,6 +164,48 @@ def add_command(folder: str, spec: str, name: str | None, as_json: bool) -> None
         say(f"{entry.name} version {entry.version} already has this content: nothing added")
 
 
+@league_group.command("retire")
+@click.argument("folder")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Say what was done as one JSON object.")
+def retire_command(folder: str, name: str, as_json: bool) -> None:
+    """Withdraw the entrant NAME: it plays no new games; its games stay in the standings."""
+    _retirement(folder, name, as_json, retiring=True)
+
+
+@league_group.command("reinstate")
+@click.argument("folder")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Say what was done as one JSON object.")
+def reinstate_command(folder: str, name: str, as_json: bool) -> None:
+    """Bring the retired entrant NAME back: the next run plays the games it missed."""
+    _retirement(folder, name, as_json, retiring=False)
+
+
+def _retirement(folder: str, name: str, as_json: bool, *, retiring: bool) -> None:
+    from arena.cli.retirement_text import retirement_line
+    from arena.leagues import LeagueError
+
+    league = _open(folder)
+    try:
+        done = league.retire(name) if retiring else league.reinstate(name)
+    except LeagueError as exc:
+        fail(str(exc), 1)
+    if as_json:
+        echo_json(
+            {
+                "name": done.name,
+                "version": done.version,
+                "retired": done.retired,
+                "since": done.since,
+                "changed": done.changed,
+                "games": done.games,
+            }
+        )
+        return
+    say(retirement_line(done))
+
+
 @league_group.command("run")
 @click.argument("folder")
 @click.option(
@@ -261,8 +304,11 @@ def table_command(folder: str, as_json: bool) -> None:
     from arena.tournaments.duel_report import duration_text
 
     table, cross, games = league.standings()
-    say(f"{games:,} games between active entries")
-    width = max([4, *(len(n) for n in table["name"])])
+    retired = bool(table["retired"].any())
+    say(f"{games:,} games between active " + ("and retired entries" if retired else "entries"))
+    marked = zip(table["name"], table["retired"], strict=True)
+    shown = [name + (" (retired)" if gone else "") for name, gone in marked]
+    width = max([4, *(len(n) for n in shown)])
     say(
         f"{'#':>2}  {'name':<{width}}  {'v':>2}  {'rating':>7}  {'95% interval':>15}  "
         f"{'games':>6}  {'score':>6}  {'faults':>6}  {'time/decision':>13}"
@@ -273,7 +319,7 @@ def table_command(folder: str, as_json: bool) -> None:
         )
         per = "-" if math.isnan(r.seconds_per_decision) else duration_text(r.seconds_per_decision)
         say(
-            f"{k:>2}  {r.name:<{width}}  {r.version:>2}  {_cell(r.rating, '+7.0f')}  {interval:>15}  "
+            f"{k:>2}  {shown[k - 1]:<{width}}  {r.version:>2}  {_cell(r.rating, '+7.0f')}  {interval:>15}  "
             f"{r.games:>6}  {_cell(r.score, '6.3f')}  {r.faults:>6}  {per:>13}"
         )
     if len(cross):
@@ -326,8 +372,13 @@ def export_command(folder: str, out: str, as_json: bool) -> None:
 @click.argument("folder")
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="The port.")
+@click.option(
+    "--submit",
+    is_flag=True,
+    help="Also take students' bots: an upload form at /submit, for the tokens of `league tokens`.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Say the address as one JSON object.")
-def serve_command(folder: str, host: str, port: int, as_json: bool) -> None:
+def serve_command(folder: str, host: str, port: int, submit: bool, as_json: bool) -> None:
     """Serve a read-only web leaderboard, live while `league run` plays."""
     from pathlib import Path
 
@@ -336,7 +387,7 @@ def serve_command(folder: str, host: str, port: int, as_json: bool) -> None:
 
     _remember(folder)
     try:
-        server = make_server(Path(folder), host, port)
+        server = make_server(Path(folder), host, port, submit=submit)
     except LeagueDatabaseError as exc:
         fail(str(exc), 1)
     except OSError as exc:
@@ -350,6 +401,8 @@ def serve_command(folder: str, host: str, port: int, as_json: bool) -> None:
         echo_json({"url": address})
     else:
         say(f"serving {folder} at {address} (Ctrl-C stops)")
+        if submit:
+            say(f"students submit at {address}submit")
     sys.stdout.flush()
     try:
         server.serve_forever()
@@ -357,3 +410,8 @@ def serve_command(folder: str, host: str, port: int, as_json: bool) -> None:
         pass
     finally:
         server.server_close()
+
+
+from arena.cli.league_tokens_command import tokens_command  # noqa: E402
+
+league_group.add_command(tokens_command)

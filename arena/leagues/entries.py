@@ -5,8 +5,9 @@ bytes are copied into the league (``entries/<sha>/``) and the league plays that 
 entry changed on disk after it was added changes nothing until it is added again, as a new
 version.  Only the organiser makes a new version: adding other content under an active
 entrant's name, or an older version's content again, needs ``--name``; the older versions stay
-in the history and stop playing.  A name that looks like another active entrant's (the same
-TR39 skeleton, :func:`arena.players.names.skeleton`) is refused.
+in the history and stop playing.  A name that looks like another active or retired entrant's
+(the same TR39 skeleton, :func:`arena.players.names.skeleton`) is refused, and so is a retired
+entrant's own name (:mod:`arena.leagues.retirement`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from arena.leagues.retirement import retired_names, retired_refusal
 from arena.players.loading import StrategyError, split_spec
 from arena.players.names import look_alike, name_refusal, normal_name, unlike
 from arena.safe_files import ENTRY_FILE_LIMIT, SOURCE_FILE_LIMIT, read_entry_bytes
@@ -154,20 +156,35 @@ def _entry_source(text: str, path: Path) -> bytes:
         raise EntryRefused(f"{text}: cannot read {path}: {exc.strerror}") from None
 
 
+#: The file name an uploaded entry is stored and loaded under (``league serve --submit``): never
+#: a name the upload chose, so no path from the upload reaches the disk.
+UPLOAD_FILE = "submission.py"
+
+
 def add_entry(
-    folder: Path, connection: sqlite3.Connection, text: str, name: str | None = None
+    folder: Path,
+    connection: sqlite3.Connection,
+    text: str,
+    name: str | None = None,
+    *,
+    upload: bytes | None = None,
 ) -> tuple[Entry, str]:
     """Register ``text`` in the league; (the entry, ``"added"``, ``"again"`` for an earlier
     version that plays again, or ``"same"`` if that name already plays this content).  The
     entry is loaded in a seat process of its own before anything is stored: one that can't
-    load is refused, and so is one whose own name is another entrant's (unless ``name``)."""
+    load is refused, and so is one whose own name is another entrant's (unless ``name``).
+    ``upload``: the bytes of a Python file sent to ``league serve --submit``, stored as
+    :data:`UPLOAD_FILE` and checked exactly as a file entry is (``text`` is then only how
+    messages and pages name it)."""
     text = text.strip()
     if not text:
         raise EntryRefused("empty player spec")
     source: bytes | None = None
-    file_part = None if is_command(text) else _file_part(text)
+    file_part = None if is_command(text) or upload is not None else _file_part(text)
     rest = ""
-    if is_command(text):
+    if upload is not None:
+        kind, source, file_part = "file", upload, (Path(UPLOAD_FILE), "")
+    elif is_command(text):
         kind = "command"
     elif file_part is not None:
         kind = "file"
@@ -209,9 +226,13 @@ def add_entry(
     if twin is not None:
         # A person must tell the rows of the table apart (docs/league.md, "Names").
         raise refuse(
-            f"{text}: its name {chosen!r} looks like the active entrant {twin!r}{unlike(chosen, twin)}; "
+            f"{text}: its name {chosen!r} looks like the {_standing(connection, twin)} entrant {twin!r}"
+            f"{unlike(chosen, twin)}; "
             "give it a name that reads differently with --name"
         )
+    retired = retired_refusal(connection, text, chosen, name is not None, str(folder))
+    if retired is not None:  # a retired entrant's name stays reserved (docs/league.md)
+        raise refuse(retired)
     same = connection.execute(
         "SELECT * FROM entries WHERE name = ? AND content_sha256 = ?", (chosen, sha)
     ).fetchone()
@@ -262,6 +283,22 @@ def add_entry(
     return entry_of(row), "added"
 
 
+def _standing(connection: sqlite3.Connection, name: str) -> str:
+    """The word for the entrant ``name`` in a message: retired or active."""
+    return "retired" if name in retired_names(connection) else "active"
+
+
 def active_entries(connection: sqlite3.Connection) -> list[Entry]:
-    rows = connection.execute("SELECT * FROM entries WHERE active = 1 ORDER BY id").fetchall()
+    """The entries that play: each entrant's current version, retired entrants' left out
+    (:mod:`arena.leagues.retirement`)."""
+    rows = connection.execute(
+        "SELECT * FROM entries WHERE active = 1 AND name NOT IN (SELECT name FROM retirements) ORDER BY id"
+    ).fetchall()
+    return [entry_of(r) for r in rows]
+
+
+def all_entries(connection: sqlite3.Connection) -> list[Entry]:
+    """Every version of every entrant, retired ones too (a run's lookups: an entry a plan seats
+    may be retired while the run plays, by an add or an upload)."""
+    rows = connection.execute("SELECT * FROM entries ORDER BY id").fetchall()
     return [entry_of(r) for r in rows]

@@ -18,6 +18,7 @@ from arena.leagues.play import (
     league_clock,
     play_league,
 )
+from arena.leagues.retirement import Retirement, RetirementRefused, reinstate, retire
 from arena.leagues.seeds import SCHEME_KEY, draw_secret, settings_problem
 from arena.leagues.standings import games_csv, standings, standings_object
 from arena.storage import league_db
@@ -111,7 +112,23 @@ class League:
             raise LeagueError(str(exc)) from None
 
     def entries(self) -> list[Entry]:
+        """The entries that play: each entrant's current version, retired ones left out."""
         return active_entries(self.connection)
+
+    def retire(self, name: str) -> Retirement:
+        """Retire the entrant ``name``: it plays no new game, its games stay in the standings
+        (marked retired) and its name stays reserved (docs/league.md, "Retired entrants")."""
+        try:
+            return retire(self.connection, name, str(self.folder))
+        except RetirementRefused as exc:
+            raise LeagueError(str(exc)) from None
+
+    def reinstate(self, name: str) -> Retirement:
+        """Bring the retired entrant ``name`` back: the next run plays the games it missed."""
+        try:
+            return reinstate(self.connection, name, str(self.folder))
+        except RetirementRefused as exc:
+            raise LeagueError(str(exc)) from None
 
     def clock(self) -> tuple[float, float | None]:
         """(move timeout, game time or None) in seconds: the clock the league's games are

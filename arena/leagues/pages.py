@@ -14,6 +14,7 @@ import sqlite3
 
 from arena.leagues.fault_pages import fault_items
 from arena.leagues.public_paths import league_folder, public
+from arena.leagues.retirement import retired_names
 from arena.leagues.standings import standings, standings_object, version_ratings
 from arena.leagues.viewer import viewer_body
 from arena.tournaments.duel_report import duration_text
@@ -62,6 +63,8 @@ def index_page(connection: sqlite3.Connection, *, live: bool = False) -> str:
     rows = []
     for k, r in enumerate(table.itertuples(), 1):
         link = f'<a href="{entry_page_name(ids[r.name])}">{html.escape(r.name)}</a>'
+        if r.retired:  # it plays no new games; its games still count (docs/league.md)
+            link += ' <span class="retired">(retired)</span>'
         rows.append(
             f'<tr class="standing"><td>{k}</td><td class="name">{link}</td><td>{r.version}</td>'
             f'<td class="rating">{_number(r.rating, "+.1f")}</td><td>{_number(r.rating_low, "+.1f")}</td>'
@@ -80,8 +83,9 @@ def index_page(connection: sqlite3.Connection, *, live: bool = False) -> str:
                 cells.append(f'<td style="background:hsl({hue},70%,80%)">{value:.2f}</td>')
         heat.append(f'<tr><td class="name">{html.escape(str(name))}</td>{"".join(cells)}</tr>')
     heads = "".join(f"<th>{html.escape(str(c))}</th>" for c in cross.columns)
+    between = "and retired entries" if table["retired"].any() else "entries"
     body = (
-        f'<h1>Standings</h1><p id="games">{games} games between active entries</p>'
+        f'<h1>Standings</h1><p id="games">{games} games between active {between}</p>'
         '<table id="standings"><tr><th>#</th><th>name</th><th>version</th><th>rating</th>'
         "<th>95% low</th><th>95% high</th><th>games</th><th>score</th><th>faults</th>"
         "<th>time/decision</th></tr>"
@@ -100,6 +104,7 @@ def entry_page(connection: sqlite3.Connection, entry_id: int) -> str | None:
     if row is None:
         return None
     name = row["name"]
+    since = retired_names(connection).get(name)
     versions = connection.execute(
         "SELECT e.id, e.version, e.spec, e.added, e.active, COUNT(s.game) AS games, "
         "COALESCE(AVG(s.win), 0) AS score, SUM(s.seconds) / SUM(s.decisions) AS per_decision "
@@ -117,7 +122,7 @@ def entry_page(connection: sqlite3.Connection, entry_id: int) -> str | None:
         lines.append(
             f'<tr class="version"><td>{v["version"]}</td><td class="name">{spec}</td>'
             f"<td>{html.escape(v['added'])}</td>"
-            f"<td>{'active' if v['active'] else 'retired'}</td><td>{v['games']}</td>"
+            f"<td>{version_state(bool(v['active']), since)}</td><td>{v['games']}</td>"
             f"<td>{v['score']:.3f}</td><td class=\"rating\">{_number(elo, '+.1f')}</td>"
             f"<td>{_number(low, '+.1f')}</td><td>{_number(high, '+.1f')}</td>"
             f'<td class="time">{_duration(v["per_decision"])}</td></tr>'
@@ -152,8 +157,9 @@ def entry_page(connection: sqlite3.Connection, entry_id: int) -> str | None:
     ]
     body = (
         f'<p><a href="index.html">standings</a></p><h1>{html.escape(name)}</h1>'
-        "<h2>Versions</h2><p>Each version's rating is fitted over every stored game, retired "
-        "versions' too, so the versions are on one scale.</p>"
+        f"{_retired_note(since)}"
+        "<h2>Versions</h2><p>Each version's rating is fitted over every stored game, replaced "
+        "and retired versions' too, so the versions are on one scale.</p>"
         '<table id="versions"><tr><th>version</th><th>spec</th><th>added</th><th>state</th>'
         "<th>games</th><th>score</th><th>rating</th><th>95% low</th><th>95% high</th>"
         "<th>time/decision</th></tr>"
@@ -162,6 +168,23 @@ def entry_page(connection: sqlite3.Connection, entry_id: int) -> str | None:
         f'<h2>Recorded games</h2><ul id="games">{"".join(game_lines) or "<li>none yet</li>"}</ul>'
     )
     return _page(name, body, live=False)
+
+
+def version_state(current: bool, retired_since: str | None) -> str:
+    """A version's state on its entrant's page: ``active`` (it plays), ``retired`` (the current
+    version of a retired entrant) or ``replaced`` (a newer version plays in its place)."""
+    if not current:
+        return "replaced"
+    return "active" if retired_since is None else "retired"
+
+
+def _retired_note(since: str | None) -> str:
+    if since is None:
+        return ""
+    return (
+        f'<p id="retired">Retired since {html.escape(since)}: it plays no new games; its games stay '
+        "in the standings.</p>"
+    )
 
 
 def _game_link(game_id: int, recorded: set[int]) -> str:

@@ -12,6 +12,7 @@ next game, so the database is the journal (:mod:`arena.storage.league_db`).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import errno
@@ -30,7 +31,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from arena.engine import Ruleset
-from arena.leagues.entries import Entry, active_entries, changed_since_added
+from arena.leagues.entries import Entry, active_entries, all_entries, changed_since_added
 from arena.leagues.seeds import plan_seed_key
 from arena.players.loading import PlayerSpec, StrategyError
 from arena.safe_files import FileRefused, make_folder, open_fd
@@ -75,6 +76,22 @@ class RunReport:
     skipped: tuple[str, ...] = ()
 
 
+_HELD_LOCKS: set[int] = set()
+
+
+def _drop_locks_in_child() -> None:
+    """A forked worker must not keep the run lock: its copy of the descriptor would hold the
+    flock after the run ended until the worker is reaped, so a run started right after a stopped
+    one (same process) was refused as busy. Closing a copy leaves the parent's lock in place."""
+    for fd in _HELD_LOCKS:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _HELD_LOCKS.clear()
+
+
+os.register_at_fork(after_in_child=_drop_locks_in_child)
+
+
 def _hold_lock(folder: Path) -> int:
     """The run lock, held; opened as every file arena writes in a received folder is
     (:mod:`arena.safe_files`: never through a link, never a FIFO or another file's second name),
@@ -98,6 +115,7 @@ def _hold_lock(folder: Path) -> int:
     except BlockingIOError:
         os.close(fd)
         raise LeagueBusy(f"another `arena league run` is playing {folder}; wait for it to end") from None
+    _HELD_LOCKS.add(fd)
     return fd
 
 
@@ -159,6 +177,7 @@ def play_league(
     try:
         return _play(folder, connection, settings, workers, trusted, backend, scheduler, progress, on_batch)
     finally:
+        _HELD_LOCKS.discard(lock)
         os.close(lock)
 
 
@@ -235,7 +254,9 @@ def _play(
         except StrategyError as exc:
             skipped.append(f"{' '.join(str(exc).split())} (its games wait for a later run)")
     plans = plan_work(connection, per_pair, set(loaded))
-    by_id = {e.id: e for e in active_entries(connection)}
+    # Every entry, not only the active ones: an upload (league serve --submit) or an add that
+    # lands after planning may retire an entry a plan seats; the run plays it as loaded.
+    by_id = {e.id: e for e in all_entries(connection)}
     specs = []
     for plan_id, players in plans:
         if not all(i in loaded for i in players):
