@@ -278,3 +278,14 @@ def test_a_tournaments_errors_log_keeps_a_crashed_programs_last_words(tmp_path: 
     assert "reason: the seat's process exited with status 1; its last words on stderr: TypeError: x is" in log
     assert "    at decide (crashy.js:12:5)\n\\x1b[2J\nNode.js v20.20.2\n" in log
     assert "(no traceback" not in log
+
+
+def test_a_students_status_page_shows_their_own_frames_only(frank_league: Path) -> None:
+    from arena.leagues.submit_pages import status_page
+
+    with sqlite3.connect(league_db.database_path(frank_league)) as connection:
+        connection.row_factory = sqlite3.Row
+        page = status_page(connection, "frank")
+    assert re.search(r"File &quot;entries/\w+/frank.py&quot;, line 12, in decide", page)
+    assert "match.py" not in page and "host.py" not in page  # none of arena's frames
+    assert str(frank_league.parent) not in page
