@@ -373,13 +373,12 @@ def table_command(folder: str, as_json: bool) -> None:
 @click.argument("folder")
 @click.option("--json", "as_json", is_flag=True, help="The rows as a JSON list of objects.")
 def games_command(folder: str, as_json: bool) -> None:
-    """Every stored game of active entries, in games.csv's format."""
-    import csv
-    import io
+    """Every stored game of active entries, in games.csv's format (with --json, typed values)."""
+    from arena.leagues.game_objects import game_objects
 
     league = _open(folder, read_only=True)
     if as_json:
-        echo_json(list(csv.DictReader(io.StringIO(league.games_csv()))))
+        echo_json(game_objects(league.games_csv()))
         return
     click.echo(league.games_csv(), nl=False)
 

@@ -1,8 +1,9 @@
 """A league's web pages, made from the database alone: no entry code runs here.
 
 Every string an entry can influence (a name, a spec, a fault's reason or traceback) goes
-through :func:`html.escape`.  ``league serve`` makes these pages on each request from a
-read-only connection; ``league export`` writes the same pages to a folder."""
+through :func:`html.escape` (faults: :mod:`arena.leagues.fault_pages`).  ``league serve`` makes
+these pages on each request from a read-only connection; ``league export`` writes the same
+pages to a folder."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import json
 import math
 import sqlite3
 
+from arena.leagues.fault_pages import fault_items
 from arena.leagues.projector import league_header, projector_page, standings_title
 from arena.leagues.public_paths import league_folder, public
 from arena.leagues.retirement import retired_names
@@ -133,7 +135,8 @@ def entry_page(connection: sqlite3.Connection, entry_id: int) -> str | None:
             f'<td class="time">{_duration(v["per_decision"])}</td></tr>'
         )
     faults = connection.execute(
-        "SELECT f.game, f.status, f.reason, f.replay FROM faults f JOIN entries e ON e.id = f.entry "
+        "SELECT f.game, f.status, f.reason, f.traceback, f.replay FROM faults f "
+        "JOIN entries e ON e.id = f.entry "
         "WHERE e.name = ? ORDER BY f.game LIMIT ?",
         (name, LISTED_FAULTS),
     ).fetchall()
@@ -141,12 +144,7 @@ def entry_page(connection: sqlite3.Connection, entry_id: int) -> str | None:
         "SELECT COUNT(*) FROM faults f JOIN entries e ON e.id = f.entry WHERE e.name = ?", (name,)
     ).fetchone()[0]
     recorded = {r[0] for r in connection.execute("SELECT game FROM records")}
-    fault_lines = [
-        f"<li>{_game_link(f['game'], recorded)}: {html.escape(f['status'])}: "
-        f"{html.escape(public(f['reason'], here))}"
-        f"<br><code>{html.escape(public(f['replay'], here))}</code></li>"
-        for f in faults
-    ]
+    fault_lines = fault_items(faults, here, lambda game: _game_link(game, recorded))
     if all_faults > len(faults):
         fault_lines.append(
             f'<li class="more">and {all_faults - len(faults):,} more: `arena league games` lists every '
@@ -247,6 +245,14 @@ def game_page(connection: sqlite3.Connection, game_id: int) -> str | None:
     record = json.loads(row["events"])
     heading = f"Game {game_id}: {' against '.join(record['players'])} ({row['ruleset']}, seed {row['seed']})"
     body = '<p><a href="index.html">standings</a></p>' + viewer_body(record, heading)
+    faults = connection.execute(
+        "SELECT f.game, e.name, f.status, f.reason, f.traceback, f.replay FROM faults f "
+        "JOIN entries e ON e.id = f.entry WHERE f.game = ? ORDER BY f.seat",
+        (game_id,),
+    ).fetchall()
+    if faults:
+        items = fault_items(faults, league_folder(connection), lambda game: f"game {game}", who=True)
+        body += f'<h2>Faults</h2><ul id="faults">{"".join(items)}</ul>'
     return _page(f"Game {game_id}", body, live=False)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import sqlite3
 
+from arena.leagues.fault_pages import shown_traceback
 from arena.leagues.pages import entry_page_name
 from arena.leagues.public_paths import league_folder, public
 from arena.leagues.retirement import retired_names
@@ -152,8 +153,8 @@ def _fault_list(connection: sqlite3.Connection, entry_id: int) -> str:
     items = []
     here = league_folder(connection)
     for r in rows:
-        # No absolute path of the organiser's machine (arena.leagues.public_paths).
-        trace = public(r["traceback"][-TRACEBACK_CHARS:], here)
+        # The entry's own frames, no absolute path of the organiser's machine (fault_pages).
+        trace = shown_traceback(r["traceback"], here)[-TRACEBACK_CHARS:] if r["traceback"] else ""
         items.append(
             f"<li>game {r['game']}: {html.escape(r['status'])}: "
             f"{html.escape(public(r['reason'], here))}"
