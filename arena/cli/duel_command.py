@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import signal
 import sys
 import time
 from pathlib import Path
@@ -131,6 +132,13 @@ class InterimLines:
     help="Seconds a strategy may take for one decision (or its constructor, or a hook) before it "
     "loses the game.",
 )
+@click.option(
+    "--game-time",
+    type=float,
+    default=None,
+    help="A chess clock: seconds a strategy may take for all its decisions of one game together "
+    "before it loses the game (default: no game clock).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (duel.json) instead of text.")
 @click.option("--batch-size", type=int, default=None, hidden=True, help="Games per task (for tests).")
 @click.option(
@@ -163,6 +171,7 @@ def duel_command(
     out: Path | None,
     resume: Path | None,
     move_timeout: float,
+    game_time: float | None,
     as_json: bool,
     batch_size: int | None,
     report_seconds: float | None,
@@ -186,7 +195,16 @@ def duel_command(
         fail(f"--batch-size must be at least 2 (one pair), got {batch_size}")
     given = {
         name
-        for name in ("player_a", "player_b", "rules_name", "seed", "games", "max_games", "move_timeout")
+        for name in (
+            "player_a",
+            "player_b",
+            "rules_name",
+            "seed",
+            "games",
+            "max_games",
+            "move_timeout",
+            "game_time",
+        )
         if ctx.get_parameter_source(name) != ParameterSource.DEFAULT
     }
     # --json: stdout is kept for duel.json; what a strategy prints (when loaded or playing, here
@@ -198,7 +216,7 @@ def duel_command(
                 if out is not None:
                     fail("--resume continues a duel in its own folder; leave out --out")
                 spec, sprt = resumed_settings(resume, command, given, sprt, player_a, player_b, rules_name)
-                if "seed" in given or "move_timeout" in given or {"games", "max_games"} & given:
+                if {"seed", "move_timeout", "game_time", "games", "max_games"} & given:
                     limit = (
                         duel_limit(max_games if sprt else games, sprt)
                         if {"games", "max_games"} & given
@@ -213,6 +231,7 @@ def duel_command(
                         move_timeout=move_timeout if "move_timeout" in given else spec.move_timeout,
                         command=command,
                         seat_limits=spec.seat_limits,
+                        game_time=game_time if "game_time" in given else spec.game_time,
                     )
                 use_compiled = wants_compiled(compiled, spec)
                 folder = RunFolder.resume(resume, spec, 2, kind="duel")
@@ -245,6 +264,7 @@ def duel_command(
                     move_timeout=move_timeout,
                     command=command,
                     seat_limits=seating.limits_for((a, b)),
+                    game_time=game_time,
                 )
                 use_compiled = wants_compiled(compiled, spec)
                 folder = RunFolder.create(
@@ -275,46 +295,51 @@ def duel_command(
         # with the line that says how to go on, 130 or 143 (after the games it was "Aborted!", 1).
         again = f"arena duel --resume {shlex.quote(str(folder.path))}"
         outcome = None
-        with stop_signals() as writing:
-            try:
-                stop = StopState()
+        writing = StopState()
+        try:
+            with stop_signals() as writing:
                 try:
-                    with stop_signals() as stop:  # SIGTERM stops the duel as Ctrl-C does
-                        outcome = run_duel(
-                            rules,
-                            spec.players[0],
-                            spec.players[1],
-                            games=spec.games,
-                            seed=spec.seed,
-                            sprt=sprt,
-                            workers=workers,
-                            move_timeout=spec.move_timeout,
-                            progress=progress,
-                            folder=folder,
-                            batch_size=batch_size,
-                            on_batch=FaultWatch(fail_fast, collector),
-                            compiled=use_compiled,
-                            seat_limits=spec.seat_limits,
-                            on_tally=interim(sprt, as_json, progress, report_seconds, spec.labels),
+                    stop = StopState()
+                    try:
+                        with stop_signals() as stop:  # SIGTERM stops the duel as Ctrl-C does
+                            outcome = run_duel(
+                                rules,
+                                spec.players[0],
+                                spec.players[1],
+                                games=spec.games,
+                                seed=spec.seed,
+                                sprt=sprt,
+                                workers=workers,
+                                move_timeout=spec.move_timeout,
+                                progress=progress,
+                                folder=folder,
+                                batch_size=batch_size,
+                                on_batch=FaultWatch(fail_fast, collector),
+                                compiled=use_compiled,
+                                seat_limits=spec.seat_limits,
+                                on_tally=interim(sprt, as_json, progress, report_seconds, spec.labels),
+                                game_time=spec.game_time,
+                            )
+                    except FaultStop as fault:
+                        fail_at_fault(fault.detail, folder.path)
+                    except RunFolderError as exc:
+                        fail(str(exc))
+                    try:
+                        data = write_duel_files(
+                            folder, spec, outcome, workers=workers, started=started, resumed_from=resumed_from
                         )
-                except FaultStop as fault:
-                    fail_at_fault(fault.detail, folder.path)
-                except RunFolderError as exc:
-                    fail(str(exc))
-                try:
-                    data = write_duel_files(
-                        folder, spec, outcome, workers=workers, started=started, resumed_from=resumed_from
-                    )
-                    if as_json:
-                        print(json_text(data), file=json_out)
-                    else:
-                        say(duel_text(outcome, rules.name, folder.path))
-                    for block in duel_warnings(collector, outcome.games_played):
-                        say(block, err=True)
-                except KeyboardInterrupt:
+                        if as_json:
+                            print(json_text(data), file=json_out)
+                        else:
+                            say(duel_text(outcome, rules.name, folder.path))
+                        for block in duel_warnings(collector, outcome.games_played):
+                            say(block, err=True)
+                    except KeyboardInterrupt:
+                        pass
+                except KeyboardInterrupt:  # between the steps above
                     pass
-            except KeyboardInterrupt:  # between the steps above
-                pass
+        except KeyboardInterrupt:  # one that lands as the block ends: noted in `writing`
+            writing.signum = writing.signum or signal.SIGINT
         if outcome is None or (writing.stopped and not outcome.interrupted):
             kept = folder.completed_games if outcome is None else outcome.tally.games
             word = "terminated" if writing.terminated else "interrupted"

@@ -1,17 +1,28 @@
-"""``arena league``: a standing contest (init, add, run, table, games); see docs/league.md."""
+"""``arena league``: a standing contest (init, add, retire, reinstate, run, table, games); see
+docs/league.md."""
 
 from __future__ import annotations
 
 import errno
 import importlib.util
 import math
+import shlex
+import signal
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from arena.cli.output import echo_json, fail, say
 from arena.tournaments.dask_backend import INSTALL_HINT
-from arena.tournaments.interrupts import EXIT_INTERRUPTED, EXIT_TERMINATED
+from arena.tournaments.interrupts import EXIT_INTERRUPTED, EXIT_TERMINATED, StopState, stop_signals
+
+if TYPE_CHECKING:
+    from arena.leagues.play import RunReport
+
+#: ``league run``'s exit status when games wait for an entry that can't play now (not left out
+#: with --skip): the league is not complete, though every game that could be played was.
+EXIT_GAMES_WAIT = 3
 
 
 def _open(folder: str, *, read_only: bool = False):
@@ -93,6 +104,9 @@ def league_group() -> None:
     "running out is a timeout fault (default: no game clock).",
 )
 @click.option(
+    "--name", "league_name", default=None, help="The league's name on its pages (default: the folder's name)."
+)
+@click.option(
     "--schedule",
     type=click.Choice(["round-robin", "ladder"]),
     default="round-robin",
@@ -115,6 +129,7 @@ def init_command(
     seed: int | None,
     move_timeout: float,
     game_time: float | None,
+    league_name: str | None,
     schedule: str,
     interval_width: float,
     as_json: bool,
@@ -126,7 +141,17 @@ def init_command(
     from arena.storage.league_db import database_path
 
     try:
-        league = League.create(folder, rules, games, seed, move_timeout, game_time, schedule, interval_width)
+        league = League.create(
+            folder,
+            rules,
+            games,
+            seed,
+            move_timeout,
+            game_time,
+            name=league_name,
+            schedule=schedule,
+            interval_width=interval_width,
+        )
     except LeagueError as exc:
         fail(str(exc), 1)
     names = ", ".join(r["name"] for r in league.settings["rulesets"])
@@ -141,6 +166,7 @@ def init_command(
         echo_json(
             {
                 "folder": folder,
+                "name": league.settings["name"],
                 "rulesets": [r["name"] for r in league.settings["rulesets"]],
                 "games": league.settings["games"],
                 "seed": seed,
@@ -184,6 +210,48 @@ def add_command(folder: str, spec: str, name: str | None, as_json: bool) -> None
         say(f"{entry.name} version {entry.version} already has this content: nothing added")
 
 
+@league_group.command("retire")
+@click.argument("folder")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Say what was done as one JSON object.")
+def retire_command(folder: str, name: str, as_json: bool) -> None:
+    """Withdraw the entrant NAME: it plays no new games; its games stay in the standings."""
+    _retirement(folder, name, as_json, retiring=True)
+
+
+@league_group.command("reinstate")
+@click.argument("folder")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Say what was done as one JSON object.")
+def reinstate_command(folder: str, name: str, as_json: bool) -> None:
+    """Bring the retired entrant NAME back: the next run plays the games it missed."""
+    _retirement(folder, name, as_json, retiring=False)
+
+
+def _retirement(folder: str, name: str, as_json: bool, *, retiring: bool) -> None:
+    from arena.cli.retirement_text import retirement_line
+    from arena.leagues import LeagueError
+
+    league = _open(folder)
+    try:
+        done = league.retire(name) if retiring else league.reinstate(name)
+    except LeagueError as exc:
+        fail(str(exc), 1)
+    if as_json:
+        echo_json(
+            {
+                "name": done.name,
+                "version": done.version,
+                "retired": done.retired,
+                "since": done.since,
+                "changed": done.changed,
+                "games": done.games,
+            }
+        )
+        return
+    say(retirement_line(done))
+
+
 @league_group.command("run")
 @click.argument("folder")
 @click.option(
@@ -214,6 +282,19 @@ def add_command(folder: str, spec: str, name: str | None, as_json: bool) -> None
     "later ones, with a warning (default: the league's, set at init).",
 )
 @click.option(
+    "--progress/--no-progress",
+    default=None,
+    help="A progress bar on stderr: games played, games left, time to go. [default: on a terminal]",
+)
+@click.option(
+    "--skip",
+    "skip",
+    multiple=True,
+    metavar="NAME",
+    help="Leave the active entrant NAME's games for a later run (repeat for more): the run "
+    "plays the others and exits 0 though those wait.",
+)
+@click.option(
     "--schedule",
     type=click.Choice(["round-robin", "ladder"]),
     default=None,
@@ -234,11 +315,17 @@ def run_command(
     as_json: bool,
     move_timeout: float | None,
     game_time: float | None,
+    progress: bool | None,
+    skip: tuple[str, ...],
     schedule: str | None,
     interval_width: float | None,
 ) -> None:
     """Play what is missing: every pair of active entries (round robin), or until every entry's
-    interval is narrow enough (ladder)."""
+    interval is narrow enough (ladder).
+
+    An entry that can't play now (it doesn't load, or its program changed since it was added)
+    holds up its own games only: each such entry is named with why and how many of its games
+    wait, and the run exits 3 (EXIT_GAMES_WAIT), unless --skip named it."""
     from pathlib import Path
 
     from arena.leagues import LeagueError
@@ -248,17 +335,49 @@ def run_command(
         fail("--scheduler goes with --backend dask")
     if backend == "dask" and importlib.util.find_spec("distributed") is None:
         fail(INSTALL_HINT)
-    league = _open(folder)
-    legacy = legacy_warning(Path(folder), league.settings)
-    if legacy is not None:
-        say(f"arena: warning: {legacy}", err=True)
+    # Ctrl-C or SIGTERM, from the games to the last line, stops with the line that names the
+    # command that continues, 130 or 143: every batch is stored whole or not at all (one
+    # transaction each).  After the games it was "Aborted!", 1, or a silent kill.
+    stop = StopState()
+    report = None
     try:
-        for line in league.change_clock(move_timeout, game_time):
-            say(f"arena: warning: {line}", err=True)
-        league.change_schedule(schedule, interval_width)
-        report = league.run(workers=workers, trusted=trusted, backend=backend, scheduler=scheduler)
-    except LeagueError as exc:
-        fail(str(exc), 1)
+        with stop_signals() as stop:
+            league = _open(folder)
+            legacy = legacy_warning(Path(folder), league.settings)
+            if legacy is not None:
+                say(f"arena: warning: {legacy}", err=True)
+            try:
+                for line in league.change_clock(move_timeout, game_time):
+                    say(f"arena: warning: {line}", err=True)
+                league.change_schedule(schedule, interval_width)
+                report = league.run(
+                    workers=workers,
+                    trusted=trusted,
+                    backend=backend,
+                    scheduler=scheduler,
+                    progress=progress,
+                    skip=skip,
+                )
+            except LeagueError as exc:
+                fail(str(exc), 1)
+            _say_report(report, as_json)
+    except KeyboardInterrupt:  # in the block or as it ends: noted in `stop`
+        stop.signum = stop.signum or signal.SIGINT
+    if stop.stopped or (report is not None and report.interrupted):
+        terminated = stop.terminated or (report is not None and report.terminated)
+        again = f"arena league run {shlex.quote(folder)}"
+        say(
+            f"{'terminated' if terminated else 'interrupted'}: every game written so far is kept; "
+            f"continue with `{again}`",
+            err=True,
+        )
+        sys.exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED)
+    if report is not None and report.must_wait:
+        sys.exit(EXIT_GAMES_WAIT)
+
+
+def _say_report(report: RunReport, as_json: bool) -> None:
+    """What ``league run`` did: the plans it left for later, and the games it played."""
     for line in report.skipped:
         say(f"arena: warning: {line}", err=True)
     if as_json:
@@ -268,14 +387,12 @@ def run_command(
                 "faults": report.faults,
                 "interrupted": report.interrupted,
                 "skipped": list(report.skipped),
+                "games_waiting": report.games_waiting,
             }
         )
     else:
-        say(f"played {report.played:,} games ({report.faults:,} faults)")
-    if report.interrupted:
-        how = "terminated" if report.terminated else "stopped"
-        say(f"{how}: every game written so far is kept; run again to go on", err=True)
-        sys.exit(EXIT_TERMINATED if report.terminated else EXIT_INTERRUPTED)
+        waits = f"; {report.games_waiting:,} games wait" if report.games_waiting else ""
+        say(f"played {report.played:,} games ({report.faults:,} faults){waits}")
 
 
 def _cell(value: float, fmt: str) -> str:
@@ -298,8 +415,11 @@ def table_command(folder: str, as_json: bool) -> None:
     from arena.tournaments.duel_report import duration_text
 
     table, cross, games = league.standings()
-    say(f"{games:,} games between active entries")
-    width = max([4, *(len(n) for n in table["name"])])
+    retired = bool(table["retired"].any())
+    say(f"{games:,} games between active " + ("and retired entries" if retired else "entries"))
+    marked = zip(table["name"], table["retired"], strict=True)
+    shown = [name + (" (retired)" if gone else "") for name, gone in marked]
+    width = max([4, *(len(n) for n in shown)])
     say(
         f"{'#':>2}  {'name':<{width}}  {'v':>2}  {'rating':>7}  {'95% interval':>15}  "
         f"{'games':>6}  {'score':>6}  {'faults':>6}  {'time/decision':>13}"
@@ -310,7 +430,7 @@ def table_command(folder: str, as_json: bool) -> None:
         )
         per = "-" if math.isnan(r.seconds_per_decision) else duration_text(r.seconds_per_decision)
         say(
-            f"{k:>2}  {r.name:<{width}}  {r.version:>2}  {_cell(r.rating, '+7.0f')}  {interval:>15}  "
+            f"{k:>2}  {shown[k - 1]:<{width}}  {r.version:>2}  {_cell(r.rating, '+7.0f')}  {interval:>15}  "
             f"{r.games:>6}  {_cell(r.score, '6.3f')}  {r.faults:>6}  {per:>13}"
         )
     if len(cross):
@@ -325,13 +445,12 @@ def table_command(folder: str, as_json: bool) -> None:
 @click.argument("folder")
 @click.option("--json", "as_json", is_flag=True, help="The rows as a JSON list of objects.")
 def games_command(folder: str, as_json: bool) -> None:
-    """Every stored game of active entries, in games.csv's format."""
-    import csv
-    import io
+    """Every stored game of active entries, in games.csv's format (with --json, typed values)."""
+    from arena.leagues.game_objects import game_objects
 
     league = _open(folder, read_only=True)
     if as_json:
-        echo_json(list(csv.DictReader(io.StringIO(league.games_csv()))))
+        echo_json(game_objects(league.games_csv()))
         return
     click.echo(league.games_csv(), nl=False)
 
@@ -364,8 +483,13 @@ def export_command(folder: str, out: str, as_json: bool) -> None:
 @click.argument("folder")
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="The port.")
+@click.option(
+    "--submit",
+    is_flag=True,
+    help="Also take students' bots: an upload form at /submit, for the tokens of `league tokens`.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Say the address as one JSON object.")
-def serve_command(folder: str, host: str, port: int, as_json: bool) -> None:
+def serve_command(folder: str, host: str, port: int, submit: bool, as_json: bool) -> None:
     """Serve a read-only web leaderboard, live while `league run` plays."""
     from pathlib import Path
 
@@ -374,7 +498,7 @@ def serve_command(folder: str, host: str, port: int, as_json: bool) -> None:
 
     _remember(folder)
     try:
-        server = make_server(Path(folder), host, port)
+        server = make_server(Path(folder), host, port, submit=submit)
     except LeagueDatabaseError as exc:
         fail(str(exc), 1)
     except OSError as exc:
@@ -388,6 +512,8 @@ def serve_command(folder: str, host: str, port: int, as_json: bool) -> None:
         echo_json({"url": address})
     else:
         say(f"serving {folder} at {address} (Ctrl-C stops)")
+        if submit:
+            say(f"students submit at {address}submit")
     sys.stdout.flush()
     try:
         server.serve_forever()
@@ -395,3 +521,8 @@ def serve_command(folder: str, host: str, port: int, as_json: bool) -> None:
         pass
     finally:
         server.server_close()
+
+
+from arena.cli.league_tokens_command import tokens_command  # noqa: E402
+
+league_group.add_command(tokens_command)

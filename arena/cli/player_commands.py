@@ -215,8 +215,12 @@ def _play_one(
             lines.fault(fault.seat, fault.status, fault.reason)
         else:
             click.echo(f"  ** {names[fault.seat]} is out of the game: {fault.status}: {fault.reason} **")
-        if fault.__cause__ is not None:
-            _show_traceback(fault.__cause__, fail_fast)
+        cause = fault.__cause__
+        if type(cause) is ReportedFailure:  # an isolated seat's: its own traceback, not arena's frames
+            if cause.traceback_text and not cause.from_stderr:  # its stderr is shown as it comes
+                _show_traceback_text(cause.traceback_text, fail_fast)
+        elif cause is not None:
+            _show_traceback(cause, fail_fast)
 
     try:
         narrator = GameNarrator(rules, names, say)
@@ -275,7 +279,12 @@ def ask_line(prompt: str) -> str:
 def _show_traceback(exc: BaseException, full: bool) -> None:
     """A strategy's traceback on stderr: its own frames, or all of them with ``full``; cut to a
     bounded number of lines, as a tournament's warning block is (its text is the strategy's)."""
-    text = clip_traceback("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+    _show_traceback_text("".join(traceback.format_exception(type(exc), exc, exc.__traceback__)), full)
+
+
+def _show_traceback_text(traceback_text: str, full: bool) -> None:
+    """As :func:`_show_traceback`, for a traceback as text (an isolated seat's, as it reported it)."""
+    text = clip_traceback(traceback_text)
     shown = (text if full else strategy_frames(text)).rstrip("\n")
     lines = FAIL_FAST_LINES if full else TERMINAL_TRACEBACK_LINES
     click.echo(for_terminal(shown, max_lines=lines), err=True)

@@ -122,5 +122,6 @@ class GameNarrator:
             ended = " (every other player is out)"
         else:
             ended = "" if e.reason == "target" else f" (stopped: {e.reason.replace('_', ' ')})"
-        self.write(f"Game over after {self.round} rounds{ended}: {winners} {verb}")
+        rounds = f"{self.round} round{'s' if self.round != 1 else ''}"
+        self.write(f"Game over after {rounds}{ended}: {winners} {verb}")
         self.write(f"  final scores: {standings}")

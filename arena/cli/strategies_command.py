@@ -74,6 +74,10 @@ TEMPLATES = {
     "c": ("threshold_bot.c", "cc -O2 -o {stem} {file} && arena play -p 'cmd:./{stem}' -p greedy --seed 1"),
 }
 TEMPLATE_FOLDER = Path(__file__).resolve().parent.parent / "players" / "templates"
+#: The name each template plays under as shipped.  ``strategies new`` replaces it with one made
+#: from the new file's name, so that two bots started from one template can enter one league
+#: (which refuses a second entrant of the same name) and results show which bot played.
+TEMPLATE_NAMES = {"python": "template", "python-cmd": "greedy-bot", "node": "greedy-js", "c": "threshold-bot"}
 
 
 @strategies_group.command("new")
@@ -90,9 +94,7 @@ TEMPLATE_FOLDER = Path(__file__).resolve().parent.parent / "players" / "template
 def strategies_new(file: Path, lang: str, as_json: bool) -> None:
     """Write a commented starting point to FILE that runs as written (FILE must not exist)."""
     name, play = TEMPLATES[lang]
-    text = (TEMPLATE_FOLDER / name).read_text(encoding="utf-8")
-    if lang == "python":  # named after its file, so that results show which bot played
-        text = text.replace('    name = "template"\n', f'    name = "{_strategy_name(file)}"\n', 1)
+    text = named_template((TEMPLATE_FOLDER / name).read_text(encoding="utf-8"), lang, _strategy_name(file))
     try:
         with open(file, "x", encoding="utf-8") as out:  # "x": never over an existing file
             out.write(text)
@@ -105,6 +107,18 @@ def strategies_new(file: Path, lang: str, as_json: bool) -> None:
         say(json_text({"file": str(file), "lang": lang, "play": command}))
         return
     say(f"wrote {file} ({lang}); try it:\n  {command}")
+
+
+def named_template(text: str, lang: str, name: str) -> str:
+    """The template ``text`` of ``lang`` playing under ``name`` instead of its shipped name
+    (:data:`TEMPLATE_NAMES`): a Python strategy's ``name`` attribute; a ``cmd:`` bot's default
+    name, where its code sets it and where its usage line names it (a name given on its command
+    line still wins).  ``name`` holds letters, digits, - and _ only, so it needs no escaping in
+    a string of any of the languages."""
+    shipped = TEMPLATE_NAMES[lang]
+    if lang == "python":  # "template" is a word of its comments too: only the attribute changes
+        return text.replace(f'    name = "{shipped}"\n', f'    name = "{name}"\n', 1)
+    return text.replace(shipped, name)
 
 
 def _strategy_name(file: Path) -> str:

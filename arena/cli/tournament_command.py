@@ -8,6 +8,7 @@ import importlib.util
 import os
 import shlex
 import shutil
+import signal
 import sys
 import threading
 import time
@@ -252,34 +253,44 @@ def tournament_command(
         for name in GAME_OPTIONS
         if ctx.get_parameter_source("format_" if name == "format" else name) != ParameterSource.DEFAULT
     }
-    with stdout_for_json() if as_json else contextlib.nullcontext() as json_out, stop_signals() as stop:
-        run: _Run | None = None
-        try:
-            spec, schedule, folder = _open_run(
-                rules,
-                players,
-                format_,
-                seats,
-                games,
-                seed,
-                move_timeout,
-                resume,
-                out,
-                given,
-                command,
-                seating,
-                compiled,
-                game_time,
-            )
-            run = _Run(spec, schedule, folder, stop, backend, scheduler, workers, json_out)
-            run.secret_seed = resume is None and "seed" not in given and any(p.isolated for p in spec.players)
-            run.play(batch_size, progress, fail_fast, resume is not None)
-            run.finish()
-        except KeyboardInterrupt:  # between the steps above (each handles its own): stop the same way
-            if run is None:
-                say("interrupted before any game was played", err=True)
-                raise SystemExit(stop.exit_status) from None
-            run.stopped()
+    run: _Run | None = None
+    stop = StopState()
+    try:
+        with stdout_for_json() if as_json else contextlib.nullcontext() as json_out, stop_signals() as stop:
+            try:
+                spec, schedule, folder = _open_run(
+                    rules,
+                    players,
+                    format_,
+                    seats,
+                    games,
+                    seed,
+                    move_timeout,
+                    resume,
+                    out,
+                    given,
+                    command,
+                    seating,
+                    compiled,
+                    game_time,
+                )
+                run = _Run(spec, schedule, folder, stop, backend, scheduler, workers, json_out)
+                isolated = any(p.isolated for p in spec.players)
+                run.secret_seed = resume is None and "seed" not in given and isolated
+                run.play(batch_size, progress, fail_fast, resume is not None)
+                run.finish()
+            except KeyboardInterrupt:  # between the steps above (each handles its own): stop the same way
+                if run is None:
+                    say("interrupted before any game was played", err=True)
+                    raise SystemExit(stop.exit_status) from None
+                run.stopped()
+    except KeyboardInterrupt:  # one that lands as the block ends: noted in `stop` (interrupts.py)
+        stop.signum = stop.signum or signal.SIGINT
+    if stop.stopped and run is not None:  # a stop noted as the block ended
+        run.stopped()
+    if stop.stopped:
+        say("interrupted before any game was played", err=True)
+        raise SystemExit(stop.exit_status)
 
 
 def _open_run(

@@ -5,16 +5,18 @@ from __future__ import annotations
 import contextlib
 import os
 import shlex
+import signal
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO
 
 import click
 
 from arena.cli.compiled_option import compiled_option
-from arena.cli.output import fail, json_text, stdout_for_json
+from arena.cli.output import fail, json_text, say, stdout_for_json
 from arena.cli.rules_commands import resolve_rules
 from arena.distribution import install_hint
+from arena.tournaments.interrupts import StopState, stop_signals
 
 if TYPE_CHECKING:
     from arena.tuning import TuneResult
@@ -154,64 +156,93 @@ def tune_command(
         "--out": out,
     }
     # --json: stdout is kept for tune.json; what a strategy prints (when loaded or playing, here
-    # or in the worker processes) goes to stderr.
-    with stdout_for_json() if as_json else contextlib.nullcontext() as json_out:
-        try:
-            if resume is not None:
-                extra = [name for name, value in given.items() if value not in (None, ())]
-                if extra:
-                    fail(f"--resume continues with the saved settings: leave out {', '.join(extra)}")
-                folder = resume
-                settings = read_settings(folder)
-            else:
-                if spec is None:
-                    fail("give the strategy to tune (SPEC), or --resume a run folder")
-                ranges = tuple(parse_param(p) for p in params)
-                settings = TuneSettings(
-                    spec=spec,
-                    params=ranges,
-                    against=against or DEFAULT_OPPONENTS,
-                    rules=tuple(resolve_rules(r) for r in rules or DEFAULT_RULES),
-                    seed=0 if seed is None else seed,
-                    budget=DEFAULT_BUDGET if budget is None else budget,
-                    tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance,
-                    alpha=DEFAULT_ALPHA if alpha is None else alpha,
-                    first_deals=DEFAULT_FIRST_DEALS if first_deals is None else first_deals,
+    # or in the worker processes) goes to stderr.  Ctrl-C or SIGTERM, from the games to the last
+    # line, stops with the line that says how to go on, 130 or 143 (the files are each whole or
+    # absent, and --resume writes the rest); it used to be "Aborted!", 1, or a silent kill.
+    result: TuneResult | None = None
+    folder: Path | None = None
+    stop = StopState()
+    try:
+        with stdout_for_json() if as_json else contextlib.nullcontext() as json_out, stop_signals() as stop:
+            try:
+                if resume is not None:
+                    extra = [name for name, value in given.items() if value not in (None, ())]
+                    if extra:
+                        fail(f"--resume continues with the saved settings: leave out {', '.join(extra)}")
+                    folder = resume
+                    settings = read_settings(folder)
+                else:
+                    if spec is None:
+                        fail("give the strategy to tune (SPEC), or --resume a run folder")
+                    ranges = tuple(parse_param(p) for p in params)
+                    settings = TuneSettings(
+                        spec=spec,
+                        params=ranges,
+                        against=against or DEFAULT_OPPONENTS,
+                        rules=tuple(resolve_rules(r) for r in rules or DEFAULT_RULES),
+                        seed=0 if seed is None else seed,
+                        budget=DEFAULT_BUDGET if budget is None else budget,
+                        tolerance=DEFAULT_TOLERANCE if tolerance is None else tolerance,
+                        alpha=DEFAULT_ALPHA if alpha is None else alpha,
+                        first_deals=DEFAULT_FIRST_DEALS if first_deals is None else first_deals,
+                    )
+                    folder = out or default_folder()
+                result = run_tune(
+                    settings,
+                    folder,
+                    load=_load,
+                    resume=resume is not None,
+                    workers=workers or os.cpu_count() or 1,
+                    compiled=compiled,
+                    progress=progress,
                 )
-                folder = out or default_folder()
-            result = run_tune(
-                settings,
-                folder,
-                load=_load,
-                resume=resume is not None,
-                workers=workers or os.cpu_count() or 1,
-                compiled=compiled,
-                progress=progress,
-            )
-        except (TuneError, SpaceError) as exc:
-            fail(" ".join(str(exc).split()))
-        if result.interrupted:
-            why = result.error or "interrupted"
-            click.echo(
-                f"arena: {why}; {result.games_played:,} games played and kept in {folder}. "
-                f"Continue with: arena tune --resume {shlex.quote(str(folder))}",
-                err=True,
-            )
-            sys.exit(130 if result.error is None else 1)
-        if plot:
-            from arena.tuning.plot import plot_candidates
+            except (TuneError, SpaceError) as exc:
+                fail(" ".join(str(exc).split()))
+            assert result is not None
+            if not (result.interrupted or stop.stopped):
+                _write_out(result, settings.params, folder, plot, json_out if as_json else None)
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM, in the block or as it ends: noted in `stop`
+        stop.signum = stop.signum or signal.SIGINT
+    if result is not None and result.error is not None:
+        fail(
+            f"{result.error}; {result.games_played:,} games played and kept in {folder}; "
+            f"continue with `arena tune --resume {shlex.quote(str(folder))}`",
+            1,
+        )
+    if result is None or result.interrupted or stop.stopped:
+        say(stopped_line(stop, result, folder), err=True)
+        sys.exit(stop.exit_status)
 
-            plot_candidates(
-                result.rows,
-                [p.name for p in settings.params],
-                folder / "plot.png",
-                against=list(result.summary["against"]),
-                rules=list(result.summary["rules"]),
-            )
-        if as_json:
-            print(json_text(result.summary), file=json_out)
-            return
-        click.echo(summary_text(result, settings.params))
+
+def stopped_line(stop: StopState, result: TuneResult | None, folder: Path | None) -> str:
+    """The one line of a tuning run stopped by Ctrl-C or SIGTERM: what is kept, and the command
+    that continues it (none when it stopped before its folder was made)."""
+    from arena.tuning.runner import RUN
+
+    word = "terminated" if stop.terminated else "interrupted"
+    if folder is None or not (folder / RUN).is_file():
+        return f"{word} before any game was played"
+    played = "the games played" if result is None else f"{result.games_played:,} games played"
+    again = f"arena tune --resume {shlex.quote(str(folder))}"
+    return f"{word}: {played} are kept in {folder}; continue with `{again}`"
+
+
+def _write_out(result: TuneResult, params: Any, folder: Path, plot: bool, json_out: TextIO | None) -> None:
+    """plot.png with --plot; tune.json's object on stdout with --json, else the summary."""
+    if plot:
+        from arena.tuning.plot import plot_candidates
+
+        plot_candidates(
+            result.rows,
+            [p.name for p in params],
+            folder / "plot.png",
+            against=list(result.summary["against"]),
+            rules=list(result.summary["rules"]),
+        )
+    if json_out is not None:
+        print(json_text(result.summary), file=json_out)
+        return
+    click.echo(summary_text(result, params))
 
 
 def _load(text: str) -> Any:

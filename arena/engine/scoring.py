@@ -310,6 +310,11 @@ def why_not_legal(keep: tuple[object, ...], roll: tuple[int, ...], rules: Rulese
     if not keep:
         return f"keep at least one scoring die; an empty keep is not allowed (roll {roll})"
     for die in keep:
+        if isinstance(die, (tuple, list)):  # Action(keep, ...): a Keep's first field is its dice
+            return (
+                f"{die!r} is not a die face (1 to 6): pass the faces to keep, as in "
+                "Action(keep.dice, bank) for a keep of view.legal_keeps, not the Keep itself"
+            )
         if type(die) is not int or die not in FACES:
             return f"{die!r} is not a die face (1 to 6)"
     kept = counts_of(key_of(keep))  # type: ignore[arg-type]

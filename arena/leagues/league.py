@@ -9,6 +9,7 @@ from typing import Any
 import pandas as pd
 
 from arena.engine import load_ruleset
+from arena.leagues.board import default_name, name_problem
 from arena.leagues.entries import Entry, EntryRefused, active_entries, add_entry
 from arena.leagues.ladder import (
     DEFAULT_INTERVAL_WIDTH,
@@ -27,6 +28,7 @@ from arena.leagues.play import (
     league_clock,
     play_league,
 )
+from arena.leagues.retirement import Retirement, RetirementRefused, reinstate, retire
 from arena.leagues.seeds import SCHEME_KEY, draw_secret, settings_problem
 from arena.leagues.standings import games_csv, standings, standings_object
 from arena.storage import league_db
@@ -65,6 +67,8 @@ class League:
         seed: int | None = None,
         move_timeout: float = DEFAULT_MOVE_TIMEOUT,
         game_time: float | None = None,
+        *,
+        name: str | None = None,
         schedule: str = "round-robin",
         interval_width: float = DEFAULT_INTERVAL_WIDTH,
     ) -> League:
@@ -74,15 +78,18 @@ class League:
         seed can foresee (docs/league.md, "Seeds").  ``move_timeout`` (seconds a call may take)
         and ``game_time`` (a chess clock: seconds a seat may take in all its calls of one game;
         None: none) are stored, so that every game of the league is played under the same clock
-        (docs/league.md).  ``schedule`` is ``"round-robin"`` (every pair plays) or ``"ladder"``
-        (each entry plays opponents near its rating until its 95% interval is narrower than
-        ``interval_width`` Elo: :mod:`arena.leagues.ladder`)."""
+        (docs/league.md).  ``name``: the league's name on its pages (default: the folder's).
+        ``schedule`` is ``"round-robin"`` (every pair plays) or ``"ladder"`` (each entry plays
+        opponents near its rating until its 95% interval is narrower than ``interval_width``
+        Elo: :mod:`arena.leagues.ladder`)."""
         _check_schedule(schedule, interval_width)
         _check_seconds("--move-timeout", move_timeout)
         if game_time is not None:
             _check_seconds("--game-time", game_time)
         if games < 1:
             raise LeagueError(f"--games must be at least 1, got {games}")
+        if name is not None and (problem := name_problem(name)) is not None:
+            raise LeagueError(problem)
         if seed is None:
             seed = draw_secret()
         elif not isinstance(seed, int) or isinstance(seed, bool):
@@ -92,7 +99,7 @@ class League:
         try:
             rulesets = [load_ruleset(r) for r in rules]
         except (ValueError, OSError) as exc:
-            raise LeagueError(" ".join(str(exc).split())) from None
+            raise LeagueError(' '.join(str(exc).split())) from None
         names = [r.name for r in rulesets]
         if len(set(names)) < len(names):
             raise LeagueError("the same ruleset is named twice")
@@ -105,6 +112,7 @@ class League:
             "game_time": None if game_time is None else float(game_time),
             SCHEDULE_KEY: schedule,
             WIDTH_KEY: float(interval_width),
+            "name": default_name(folder) if name is None else name,
         }
         try:
             league_db.create(Path(folder), settings).close()
@@ -127,7 +135,23 @@ class League:
             raise LeagueError(str(exc)) from None
 
     def entries(self) -> list[Entry]:
+        """The entries that play: each entrant's current version, retired ones left out."""
         return active_entries(self.connection)
+
+    def retire(self, name: str) -> Retirement:
+        """Retire the entrant ``name``: it plays no new game, its games stay in the standings
+        (marked retired) and its name stays reserved (docs/league.md, "Retired entrants")."""
+        try:
+            return retire(self.connection, name, str(self.folder))
+        except RetirementRefused as exc:
+            raise LeagueError(str(exc)) from None
+
+    def reinstate(self, name: str) -> Retirement:
+        """Bring the retired entrant ``name`` back: the next run plays the games it missed."""
+        try:
+            return reinstate(self.connection, name, str(self.folder))
+        except RetirementRefused as exc:
+            raise LeagueError(str(exc)) from None
 
     def clock(self) -> tuple[float, float | None]:
         """(move timeout, game time or None) in seconds: the clock the league's games are
@@ -192,9 +216,12 @@ class League:
         backend: str = "local",
         scheduler: str | None = None,
         progress: bool | None = None,
+        skip: tuple[str, ...] | list[str] = (),
     ) -> RunReport:
-        """Play what is missing: until every pair of active entries has its games (a round
-        robin), or until every entry is placed or has met everyone (a ladder)."""
+        """Play what is missing (every pair of active entries in a round robin; in a ladder,
+        until every entry is placed or has met everyone), but the games of the entrants named
+        in ``skip``: those wait, as do those of an entry that
+        can't play now (the report names each, with how many of its games wait)."""
         from arena.players.loading import StrategyError
         from arena.tournaments.dask_backend import DaskBackendError
         from arena.tournaments.supervisor import BatchFailed
@@ -209,6 +236,7 @@ class League:
                 backend=backend,
                 scheduler=scheduler,
                 progress=progress,
+                skip=tuple(skip),
             )
         except (LeagueBusy, LeagueFolderRefused, StrategyError, DaskBackendError, BatchFailed) as exc:
             raise LeagueError(' '.join(str(exc).split())) from None

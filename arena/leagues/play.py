@@ -12,6 +12,7 @@ next game, so the database is the journal (:mod:`arena.storage.league_db`).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import errno
@@ -22,16 +23,30 @@ import math
 import os
 import shlex
 import sqlite3
-import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tqdm import tqdm
-
 from arena.engine import Ruleset
-from arena.leagues.entries import Entry, active_entries, changed_since_added
+from arena.leagues.entries import (
+    Entry,
+    active_entries,
+    all_entries,
+    changed_since_added,
+    entry_of,
+    where_it_plays,
+)
 from arena.leagues.ladder import ladder_plans, league_schedule
+from arena.leagues.missing import (
+    Waiting,
+    missing_ranges,
+    next_after,
+    pair_missing,
+    stored_games,
+    waiting_games,
+)
+from arena.leagues.progress_bar import games_bar
+from arena.leagues.run_record import RunRecorder
 from arena.leagues.seeds import plan_seed_key
 from arena.players.loading import PlayerSpec, StrategyError
 from arena.safe_files import FileRefused, make_folder, open_fd
@@ -71,9 +86,35 @@ class RunReport:
     faults: int
     interrupted: bool
     terminated: bool = False  # stopped by SIGTERM (exit 143), not Ctrl-C (130)
-    #: One line per plan left for a later run: an entry that did not load, or whose program
-    #: or module changed since it was added.  The other plans are played.
+    #: One line per entry whose games wait for a later run: an entry that did not load, whose
+    #: program or module changed since it was added, or that ``skip`` named; with how many of
+    #: its games wait.  The other games are played.
     skipped: tuple[str, ...] = ()
+    #: The entries whose games wait, and the games that wait in all (each counted once).
+    waiting: tuple[Waiting, ...] = ()
+    games_waiting: int = 0
+
+    @property
+    def must_wait(self) -> bool:
+        """Whether games wait that the organiser did not leave out (``skip``): a run with
+        such games is not a finished one (``league run`` exits 3)."""
+        return any(not w.skipped for w in self.waiting)
+
+
+_HELD_LOCKS: set[int] = set()
+
+
+def _drop_locks_in_child() -> None:
+    """A forked worker must not keep the run lock: its copy of the descriptor would hold the
+    flock after the run ended until the worker is reaped, so a run started right after a stopped
+    one (same process) was refused as busy. Closing a copy leaves the parent's lock in place."""
+    for fd in _HELD_LOCKS:
+        with contextlib.suppress(OSError):
+            os.close(fd)
+    _HELD_LOCKS.clear()
+
+
+os.register_at_fork(after_in_child=_drop_locks_in_child)
 
 
 def _hold_lock(folder: Path) -> int:
@@ -99,6 +140,7 @@ def _hold_lock(folder: Path) -> int:
     except BlockingIOError:
         os.close(fd)
         raise LeagueBusy(f"another `arena league run` is playing {folder}; wait for it to end") from None
+    _HELD_LOCKS.add(fd)
     return fd
 
 
@@ -113,15 +155,26 @@ def plan_work(
     """The plans to play: (plan id, [head, opponents...]), unfinished ones first, then a new one
     per entry that has not met every older active entry in full, newest entry first.  New plans
     seat only ``playable`` entries (default: every active one); the pairs of the others are
-    planned in a later run, once they play again."""
+    planned in a later run, once they play again.  An unfinished plan that seats an entry not
+    playable now is closed where it stopped, and its pairs are planned afresh (the league
+    holds some of their games: a plan plays only the others, :mod:`arena.leagues.missing`).
+    A pair that holds some of its games already gets a plan of its own, whose missing games
+    are one range, not one between each stored deal of a plan's other pairs."""
     active = {e.id for e in active_entries(connection)}
     with connection:  # plans a kill left before they were sized: nothing was played in them
         connection.execute("DELETE FROM plans WHERE total = 0 AND id NOT IN (SELECT plan FROM games)")
     plans: list[tuple[int, list[int]]] = []
-    for row in connection.execute("SELECT id, players FROM plans WHERE next_game < total ORDER BY id"):
+    for row in connection.execute(
+        "SELECT id, players FROM plans WHERE next_game < total ORDER BY id"
+    ).fetchall():
         players = json.loads(row["players"])
-        if set(players) <= active:
-            plans.append((row["id"], players))
+        if not set(players) <= active:
+            continue  # dropped: one of its entries was replaced or retired
+        if playable is not None and not set(players) <= playable:
+            with connection:  # closed: its playable pairs are planned below, the others wait
+                connection.execute("UPDATE plans SET total = next_game WHERE id = ?", (row["id"],))
+            continue
+        plans.append((row["id"], players))
     covered = {frozenset((p[0], o)) for _, p in plans for o in p[1:]}
     counts = _pair_counts(connection)
     ids = sorted(active if playable is None else active & playable)
@@ -131,13 +184,15 @@ def plan_work(
             for o in ids
             if o < head and frozenset((head, o)) not in covered and counts.get((o, head), 0) < games_per_pair
         ]
-        if opponents:
+        fresh = [o for o in opponents if counts.get((o, head), 0) == 0]
+        begun = [[o] for o in opponents if counts.get((o, head), 0) > 0]
+        for group in ([fresh] if fresh else []) + begun:
             with connection:
                 cursor = connection.execute(
-                    "INSERT INTO plans (players, total) VALUES (?, 0)", (json.dumps([head, *opponents]),)
+                    "INSERT INTO plans (players, total) VALUES (?, 0)", (json.dumps([head, *group]),)
                 )
-            plans.append((int(cursor.lastrowid or 0), [head, *opponents]))
-            covered |= {frozenset((head, o)) for o in opponents}
+            plans.append((int(cursor.lastrowid or 0), [head, *group]))
+            covered |= {frozenset((head, o)) for o in group}
     return plans
 
 
@@ -152,14 +207,28 @@ def play_league(
     scheduler: str | None = None,
     progress: bool | None = None,
     on_batch: Callable[[BatchResult], None] | None = None,
+    skip: Sequence[str] = (),
 ) -> RunReport:
-    """Play every missing game of the league in ``folder``.  Raises LeagueBusy if another run
-    holds it; a StrategyError if an entry no longer loads."""
+    """Play every missing game of the league in ``folder``, but those of the active entries
+    named in ``skip``, which wait.  Raises LeagueBusy if another run holds it; a StrategyError
+    if ``skip`` names no active entrant."""
     folder = Path(folder)
     lock = _hold_lock(folder)
     try:
-        return _play(folder, connection, settings, workers, trusted, backend, scheduler, progress, on_batch)
+        return _play(
+            folder,
+            connection,
+            settings,
+            workers,
+            trusted,
+            backend,
+            scheduler,
+            progress,
+            on_batch,
+            frozenset(skip),
+        )
     finally:
+        _HELD_LOCKS.discard(lock)
         os.close(lock)
 
 
@@ -219,76 +288,128 @@ def _play(
     scheduler: str | None,
     progress: bool | None,
     on_batch: Callable[[BatchResult], None] | None,
+    skip: frozenset[str] = frozenset(),
 ) -> RunReport:
     per_pair = -(-settings["games"] // 2) * 2 * len(settings["rulesets"])
     move_timeout = league_clock(settings)[0]
     # Each active entry is loaded once.  One that can't load now, or whose program or module
     # changed since it was added, holds up only its own pairs: the others are played.
+    # Each entry plays from its files where they are now (arena.leagues.entry_paths).
+    as_stored = {e.id: e for e in active_entries(connection)}
+    active = [where_it_plays(e, folder) for e in as_stored.values()]
+    unknown = sorted(skip - {e.name for e in active})
+    if unknown:
+        raise StrategyError(f"--skip {unknown[0]!r}: no active entrant has that name")
     loaded: dict[int, PlayerSpec] = {}
-    skipped: list[str] = []
-    for entry in active_entries(connection):
-        changed = changed_since_added(entry)
+    why: dict[int, str] = {}
+    for entry in active:
+        if entry.name in skip:
+            why[entry.id] = f"{entry.name} version {entry.version}: left out with --skip"
+            continue
+        changed = changed_since_added(as_stored[entry.id], folder)
         if changed is not None:
-            skipped.append(changed)
+            why[entry.id] = changed
             continue
         try:
             loaded[entry.id] = _load_entry(entry, trusted, move_timeout)
         except StrategyError as exc:
-            skipped.append(f"{' '.join(str(exc).split())} (its games wait for a later run)")
+            why[entry.id] = " ".join(str(exc).split())
+    missing = pair_missing(connection, [e.id for e in active], per_pair)
+    waits, games_waiting = waiting_games(missing, set(why))
+    waiting = tuple(
+        Waiting(e.name, e.version, waits[e.id], why[e.id], e.name in skip) for e in active if e.id in why
+    )
+    skipped = [_waiting_line(w) for w in waiting]
     ladder = league_schedule(settings)[0] == "ladder"  # planned round by round, as it plays
     plans = [] if ladder else plan_work(connection, per_pair, set(loaded))
-    by_id = {e.id: e for e in active_entries(connection)}
-    specs = []
-    for plan_id, players in plans:
-        if not all(i in loaded for i in players):
-            continue
-        entries = [by_id[i] for i in players]
-        spec = _plan_spec([loaded[i] for i in players], entries, settings)
-        schedule = Schedule(spec)
-        total = len(schedule)
-        with connection:
-            connection.execute("UPDATE plans SET total = ? WHERE id = ?", (total, plan_id))
-        start = connection.execute("SELECT next_game FROM plans WHERE id = ?", (plan_id,)).fetchone()[0]
-        specs.append((plan_id, entries, spec, schedule, start, total))
-    remaining = sum(total - start for *_, start, total in specs)
-    bar = tqdm(
-        total=remaining,
-        unit="game",
-        file=sys.stderr,
-        dynamic_ncols=True,
-        disable=(not sys.stderr.isatty()) if progress is None else not progress,
-    )
+    # Every entry, not only the active ones: an upload (league serve --submit) or an add that
+    # lands after planning may retire an entry a plan seats; the run plays it as loaded.
+    by_id = {e.id: where_it_plays(e, folder) for e in all_entries(connection)}
+    specs = _sized_plans(connection, settings, plans, loaded, by_id)
+    remaining = sum(stop - begin for *_, ranges, _ in specs for begin, stop in ranges)
+    place = seat_place(folder, connection)
+    bar = games_bar(remaining, progress)
+    recorder = RunRecorder(connection, remaining)  # for the live page (docs/league.md)
     played = faults = 0
     interrupted = False
-    place = seat_place(folder, connection)
+    finished = False
     with stop_signals() as stopped:
         try:
-            rounds = _ladder_specs(connection, settings, per_pair, loaded, by_id, bar) if ladder else specs
-            for plan_id, entries, spec, schedule, start, total in rounds:
-                if start >= total:
-                    continue
-                with batch_results(
-                    spec,
-                    start,
-                    total,
-                    workers,
-                    batch_size=BATCH_GAMES,
-                    backend=backend,
-                    scheduler=scheduler,
-                    place=place,
-                ) as results:
-                    for result in results:
-                        _store(connection, plan_id, entries, spec, schedule, result)
-                        played += result.stop - result.start
-                        faults += result.faults
-                        bar.update(result.stop - result.start)
-                        if on_batch is not None:
-                            on_batch(result)
+            rounds: Iterable[SizedPlan] = specs
+            if ladder:
+
+                def plan_more(games: int) -> None:
+                    bar.total = (bar.total or 0) + games
+                    bar.refresh()
+                    recorder.plan_more(games)
+
+                rounds = _ladder_specs(connection, settings, per_pair, loaded, by_id, plan_more)
+            for plan_id, entries, spec, schedule, ranges, total in rounds:
+                for begin, stop in ranges:
+                    with batch_results(
+                        spec,
+                        begin,
+                        stop,
+                        workers,
+                        batch_size=BATCH_GAMES,
+                        backend=backend,
+                        scheduler=scheduler,
+                        place=place,
+                    ) as results:
+                        for result in results:
+                            following = next_after(ranges, result.stop, total)
+                            games, game_faults = _store(
+                                connection, plan_id, entries, spec, schedule, result, following
+                            )
+                            played += games  # what was stored: never a game the league held
+                            faults += game_faults
+                            bar.update(result.stop - result.start)
+                            recorder.stored(games)
+                            if on_batch is not None:
+                                on_batch(result)
+            finished = True
         except KeyboardInterrupt:
             interrupted = True
         finally:
             bar.close()
-    return RunReport(played, faults, interrupted, stopped.terminated, tuple(dict.fromkeys(skipped)))
+            with contextlib.suppress(sqlite3.Error):  # an error storing games says more
+                recorder.end(finished)
+    interrupted = interrupted or stopped.stopped  # a stop noted as the block ended (interrupts.py)
+    return RunReport(
+        played, faults, interrupted, stopped.terminated, tuple(dict.fromkeys(skipped)), waiting, games_waiting
+    )
+
+
+#: A sized plan: (plan id, entries, spec, schedule, the ranges of games to play, total).
+SizedPlan = tuple[int, list[Entry], TournamentSpec, Schedule, list[tuple[int, int]], int]
+
+
+def _sized_plans(
+    connection: sqlite3.Connection,
+    settings: dict,
+    plans: list[tuple[int, list[int]]],
+    loaded: dict[int, PlayerSpec],
+    by_id: dict[int, Entry],
+) -> list[SizedPlan]:
+    """Each plan as a spec and the ranges of its games the league lacks, its total and next game
+    stored."""
+    specs = []
+    for plan_id, players in plans:
+        entries = [by_id[i] for i in players]
+        spec = _plan_spec([loaded[i] for i in players], entries, settings)
+        schedule = Schedule(spec)
+        total = len(schedule)
+        start = connection.execute("SELECT next_game FROM plans WHERE id = ?", (plan_id,)).fetchone()[0]
+        # Only the deals the league lacks: a dropped plan may have stored some (issue 39, point 9).
+        stored = stored_games(connection, {(min(players[0], o), max(players[0], o)) for o in players[1:]})
+        ranges = missing_ranges(schedule, players, start, stored)
+        with connection:
+            connection.execute(
+                "UPDATE plans SET total = ?, next_game = ? WHERE id = ?",
+                (total, next_after(ranges, start, total) if start < total else start, plan_id),
+            )
+        specs.append((plan_id, entries, spec, schedule, ranges, total))
+    return specs
 
 
 def _ladder_specs(
@@ -297,38 +418,41 @@ def _ladder_specs(
     per_pair: int,
     loaded: dict[int, PlayerSpec],
     by_id: dict[int, Entry],
-    bar: tqdm,
-) -> Iterator[tuple[int, list[Entry], TournamentSpec, Schedule, int, int]]:
-    """A ladder's plans (:mod:`arena.leagues.ladder`), sized as :func:`_play` sizes a round
-    robin's, planned one round at a time: the next round is planned only once the caller has
-    played and stored the one before (a generator is asked for its next item only then), so
-    each round's choice sees the ratings of every game before it.  Ends when a round has
-    nothing to play."""
+    plan_more: Callable[[int], None],
+) -> Iterator[SizedPlan]:
+    """A ladder's plans (:mod:`arena.leagues.ladder`), sized as a round robin's, planned one
+    round at a time: the next round is planned only once the caller has played and stored the
+    one before (a generator is asked for its next item only then), so each round's choice sees
+    the ratings of every game before it.  ``plan_more`` is told each round's games.  Ends when
+    a round has nothing to play."""
     while True:
-        specs = []
-        for plan_id, players in ladder_plans(connection, settings, per_pair, set(loaded)):
-            entries = [by_id[i] for i in players]
-            spec = _plan_spec([loaded[i] for i in players], entries, settings)
-            schedule = Schedule(spec)
-            total = len(schedule)
-            with connection:
-                connection.execute("UPDATE plans SET total = ? WHERE id = ?", (total, plan_id))
-            start = connection.execute("SELECT next_game FROM plans WHERE id = ?", (plan_id,)).fetchone()[0]
-            specs.append((plan_id, entries, spec, schedule, start, total))
-        remaining = sum(total - start for *_, start, total in specs)
+        specs = _sized_plans(
+            connection, settings, ladder_plans(connection, settings, per_pair, set(loaded)), loaded, by_id
+        )
+        remaining = sum(stop - begin for *_, ranges, _ in specs for begin, stop in ranges)
         if remaining == 0:
             return
-        bar.total = (bar.total or 0) + remaining
-        bar.refresh()
+        plan_more(remaining)
         yield from specs
+
+
+def _waiting_line(waiting: Waiting) -> str:
+    """One line for an entry whose games wait: why, how many, and the way forward."""
+    line = f"{waiting.why}; {waiting.games:,} of its games wait for a later run"
+    if waiting.skipped:
+        return line
+    return f"{line} (arena league run --skip {shlex.quote(waiting.name)} plays the others knowingly)"
 
 
 def seat_place(folder: Path, connection: sqlite3.Connection) -> SeatPlace:
     """Seats log to ``data/seat-logs`` and can't see the database, nor any entry's stored code
     but their own."""
     stored = [
-        Path(row["play_spec"].split(".py", 1)[0] + ".py").resolve().parent
-        for row in connection.execute("SELECT play_spec FROM entries WHERE kind = 'file'")
+        Path(entry.play_spec.split(".py", 1)[0] + ".py").resolve().parent
+        for entry in (
+            where_it_plays(entry_of(row), folder)
+            for row in connection.execute("SELECT * FROM entries WHERE kind = 'file'")
+        )
     ]
     private = folder / PRIVATE_FOLDER
     return SeatPlace(private / SEAT_LOGS, (private.resolve(),), apart=tuple(dict.fromkeys(stored)))
@@ -349,8 +473,10 @@ def _store(
     spec: TournamentSpec,
     schedule: Schedule,
     result: BatchResult,
-) -> None:
-    """One batch in one transaction, with the plan's next game."""
+    next_game: int,
+) -> tuple[int, int]:
+    """One batch in one transaction, with the plan's next game; (games, faults) it stored (a
+    game the league already held is not stored again, nor counted)."""
     index_of = {e.name: k for k, e in enumerate(entries)}
     rows = list(csv.DictReader(io.StringIO(HEADER + result.rows)))
     by_game: dict[int, list[dict[str, str]]] = {}
@@ -359,6 +485,7 @@ def _store(
     details = {(d.game, d.seat): d for d in result.fault_details}
     times = dict(zip(range(result.start, result.stop), result.game_times, strict=False))
     records = {r.game: r.events for r in result.records}
+    games = faults = 0
     with connection:
         for game, seats in by_game.items():
             slot = schedule.slot(game)
@@ -381,6 +508,8 @@ def _store(
             )
             if cursor.rowcount == 0:
                 continue  # this pair's deal was stored by an earlier plan
+            games += 1
+            faults += sum(row["status"] != "ok" for row in seats)
             game_id = cursor.lastrowid
             if game in records:
                 connection.execute("INSERT INTO records VALUES (?, ?)", (game_id, records[game]))
@@ -421,4 +550,5 @@ def _store(
                             replay_command(spec, entries, row["ruleset"], slot.seats, slot.seed),
                         ),
                     )
-        connection.execute("UPDATE plans SET next_game = ? WHERE id = ?", (result.stop, plan_id))
+        connection.execute("UPDATE plans SET next_game = ? WHERE id = ?", (next_game, plan_id))
+    return games, faults

@@ -1,5 +1,7 @@
 """A league's standings: one Plackett-Luce rating (as ``arena report``'s, on the Elo scale with
-its 95% interval) over every stored game between active entries, every ruleset together."""
+its 95% interval) over every stored game between active entries, every ruleset together.
+A retired entrant's current version counts as active here: its games stay in the standings,
+where it is marked retired (:mod:`arena.leagues.retirement`)."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from arena.analysis.ratings import Order, finishing_order, plackett_luce_elo
+from arena.leagues.retirement import retired_names
 from arena.tournaments.rows import HEADER, csv_field, win_text
 
 _ACTIVE_GAMES = """
@@ -49,8 +52,9 @@ def games_csv(connection: sqlite3.Connection) -> str:
 
 def version_ratings(connection: sqlite3.Connection) -> dict[int, tuple[float, float, float]]:
     """Every version's rating with its 95% interval, by entry id: one Plackett-Luce fit over
-    every stored game, retired versions' too, so that an entrant's versions are rated on one
-    scale.  (The standings fit only the active entries' games, so their numbers differ.)"""
+    every stored game, replaced versions' too, so that an entrant's versions are rated on one
+    scale.  (The standings fit only the active entries' games, so their numbers differ: the
+    entrant's page shows both, labelled, and :func:`standings_ratings` gives the standings'.)"""
     seated: dict[int, list[tuple[str, int]]] = {}
     for game, entry, rank in connection.execute(_ALL_GAMES):
         seated.setdefault(game, []).append((str(entry), rank))
@@ -60,6 +64,18 @@ def version_ratings(connection: sqlite3.Connection) -> dict[int, tuple[float, fl
         orders[order] = orders.get(order, 0) + 1
     ratings = plackett_luce_elo(orders) if orders else {}
     return {int(entry): value for entry, value in ratings.items()}
+
+
+def standings_ratings(connection: sqlite3.Connection) -> dict[int, tuple[float, float, float]]:
+    """The standings' rating with its 95% interval of each active version, by entry id: the
+    numbers of the standings page, for the entrant's page (one number per version on both)."""
+    table = standings(connection)[0]
+    ids = {r["name"]: r["id"] for r in connection.execute("SELECT id, name FROM entries WHERE active = 1")}
+    return {
+        ids[r.name]: (float(r.rating), float(r.rating_low), float(r.rating_high))
+        for r in table.itertuples()
+        if r.name in ids
+    }
 
 
 def standings_object(table: pd.DataFrame, games: int) -> dict[str, Any]:
@@ -80,6 +96,8 @@ def standings_object(table: pd.DataFrame, games: int) -> dict[str, Any]:
 #: The standings' columns.  ``seconds_per_decision``: the entry's mean time per decision over
 #: the timed games (as arena's process timed each decision, the trip to an isolated seat
 #: included: ``arena duel``'s time/decision), NaN if none was timed; ``decisions`` counts them.
+#: ``retired``: the entrant is retired (:mod:`arena.leagues.retirement`): it plays no new game,
+#: and its games count as everyone's do.
 TABLE_COLUMNS = [
     "name",
     "version",
@@ -91,15 +109,19 @@ TABLE_COLUMNS = [
     "faults",
     "seconds_per_decision",
     "decisions",
+    "retired",
 ]
 
 
 def standings(connection: sqlite3.Connection) -> tuple[pd.DataFrame, pd.DataFrame, int]:
-    """(the table, best first; the crosstable of score shares, row against column; games)."""
+    """(the table, best first; the crosstable of score shares, row against column; games).
+    Each entrant's current version is in it, a retired one's too (marked ``retired``), and so
+    are the games between them: a retired entrant's games keep counting for the others."""
     active = connection.execute(
         "SELECT id, name, version FROM entries WHERE active = 1 ORDER BY id"
     ).fetchall()
     names = [r["name"] for r in active]
+    retired = retired_names(connection)
     orders: dict[Order, int] = {}
     played = dict.fromkeys(names, 0)
     score = dict.fromkeys(names, 0.0)
@@ -142,6 +164,7 @@ def standings(connection: sqlite3.Connection) -> tuple[pd.DataFrame, pd.DataFram
                 "faults": faults[r["name"]],
                 "seconds_per_decision": seconds / decisions if decisions else math.nan,
                 "decisions": decisions,
+                "retired": r["name"] in retired,
             }
         )
     table = pd.DataFrame(records, columns=TABLE_COLUMNS)

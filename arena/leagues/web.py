@@ -14,7 +14,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from arena.leagues.pages import all_pages, entry_page, game_page, index_page, standings_json
+from arena.leagues.pages import all_pages, entry_page, game_page, index_page, projector, standings_json
+from arena.leagues.submissions import FORM_PATHS, SubmitDesk, answer_get, answer_post, send_page
 from arena.safe_files import FileRefused, make_folder, refuse_unsafe, write_text
 from arena.storage import league_db
 
@@ -23,7 +24,7 @@ _GAME = re.compile(r"^/game-(\d{1,18})\.html$")
 
 
 #: The names of the pages an export writes: what it may replace in a folder it wrote before.
-_PAGE = re.compile(r"^(index|entry-\d{1,18}|game-\d{1,18})\.html$")
+_PAGE = re.compile(r"^(index|projector|entry-\d{1,18}|game-\d{1,18})\.html$")
 
 
 def export_site(folder: Path, out: Path) -> list[Path]:
@@ -51,8 +52,8 @@ def export_site(folder: Path, out: Path) -> list[Path]:
     return written
 
 
-#: Seconds a connection may take to send its whole request (line and headers); a request body
-#: is never read (only GET is answered).
+#: Seconds a connection may take to send its whole request (line and headers); a body is read
+#: only by ``--submit``'s forms, under a deadline of its own (:mod:`arena.leagues.submissions`).
 REQUEST_TIMEOUT = 10.0
 #: Connections served at once at most, and file descriptors kept free besides (the database's
 #: three per request, the process's own).
@@ -128,11 +129,13 @@ def connection_cap() -> int:
 
 
 def make_server(
-    folder: Path, host: str, port: int, *, request_timeout: float = REQUEST_TIMEOUT
+    folder: Path, host: str, port: int, *, request_timeout: float = REQUEST_TIMEOUT, submit: bool = False
 ) -> ThreadingHTTPServer:
     """``league serve``'s server on ``host``:``port`` (not yet serving), with the walls of
-    :class:`_Server`."""
-    league_db.open_league(folder, read_only=True).close()  # refuse a bad folder before serving
+    :class:`_Server`.  ``submit``: also the upload and status forms of
+    :mod:`arena.leagues.submissions` (``league serve --submit``; the league must be writable)."""
+    league_db.open_league(folder, read_only=not submit).close()  # refuse a bad folder before serving
+    desk = SubmitDesk(folder) if submit else None
 
     class Handler(BaseHTTPRequestHandler):
         timeout = request_timeout  # each read, besides the watchdog's whole-request deadline
@@ -144,11 +147,15 @@ def make_server(
 
         def do_GET(self) -> None:
             path = self.path.split("?", 1)[0]
+            if desk is not None and path in FORM_PATHS:
+                return answer_get(self)
             connection = league_db.open_league(folder, read_only=True)
             try:
                 kind, body = "text/html; charset=utf-8", None
                 if path in ("/", "/index.html"):
                     body = index_page(connection, live=True)
+                elif path == "/projector.html":
+                    body = projector(connection)
                 elif path == "/standings.json":
                     kind, body = "application/json", standings_json(connection)
                 elif match := _ENTRY.match(path):
@@ -163,6 +170,12 @@ def make_server(
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)
+
+        def do_POST(self) -> None:
+            if desk is None:
+                self.send_error(405, "this server takes no submissions (league serve --submit)")
+                return
+            send_page(self, *answer_post(self, desk))
 
         def log_message(self, format: str, *args: object) -> None:
             pass

@@ -408,8 +408,11 @@ def _import_file(path: Path) -> Any:
         del sys.modules[module_name]
         if isinstance(exc, KeyboardInterrupt):
             raise
-        where = f" (line {exc.lineno})" if isinstance(exc, SyntaxError) and exc.lineno else ""
-        raise StrategyError(f"{path}: importing it failed: {_clip(described(exc))}{where}") from None
+        said = _clip(described(exc))
+        # A SyntaxError's text names its line already ("(bot.py, line 5)"): say it once.
+        line = exc.lineno if isinstance(exc, SyntaxError) else None
+        where = f" (line {line})" if line and f"line {line}" not in said else ""
+        raise StrategyError(f"{path}: importing it failed: {said}{where}") from None
     return module
 
 

@@ -85,13 +85,18 @@ def strategy_seed(game_seed: int, seat: int) -> int:
 class ReportedFailure(Exception):
     """A failure described elsewhere, recorded as it is: a seat process reporting what its
     strategy raised (with its traceback), or how a seat process died.  ``status`` is
-    ``error``, ``illegal`` or ``timeout``."""
+    ``error``, ``illegal`` or ``timeout``.  ``from_stderr``: the traceback is the last lines
+    the seat wrote to stderr before it died (:mod:`arena.sandbox.last_words`), which a terminal
+    that shows the seat's stderr has shown already."""
 
-    def __init__(self, status: str, reason: str, traceback_text: str = "") -> None:
+    def __init__(
+        self, status: str, reason: str, traceback_text: str = "", *, from_stderr: bool = False
+    ) -> None:
         super().__init__(reason)
         self.status = status
         self.reason = reason
         self.traceback_text = traceback_text
+        self.from_stderr = from_stderr
 
 
 class PlayerFault(Exception):
@@ -338,6 +343,14 @@ class Guard:
     def _watched(self, seat: int, game: Game | None) -> None:
         watch = self.watch
         if watch is not None and watch():
+            # The call that changed it has returned, so the board says so before its fault is
+            # raised: raised inside a decision's bookkeeping (play, move), the fault skips the
+            # board's "returned" mark, and a supervisor would go on timing the call as running,
+            # taking arena's own time after it (a second on a loaded machine) for a move timeout
+            # and re-playing the call as one: "timeout" in one run, "error" in the next.
+            board = self.board
+            if board[PHASE] % 2:
+                board[PHASE] += 1
             raise PlayerFault(
                 seat,
                 "error",

@@ -243,6 +243,15 @@ def argument_paths(arguments: Sequence[str], cwd: Path, hidden: Sequence[Path]) 
     return found
 
 
+def parameter_paths(spec_text: str, cwd: Path, hidden: Sequence[Path]) -> list[Path]:
+    """The files that a Python strategy spec's parameter values name (``table=q.npz``: a trained
+    policy's table, :mod:`arena.envs.table_player`), found as a ``cmd:`` program's arguments are
+    (:func:`argument_paths`), files only: a value naming a folder shows nothing of it."""
+    _, params = split_spec(spec_text.strip())
+    values = [item.partition("=")[2].strip() for item in (params or "").split(",")]
+    return [path for path in argument_paths(values, cwd, hidden) if path.is_file()]
+
+
 def own_paths(seen: Sequence[Path]) -> list[Path]:
     """The entry's own files among ``seen`` (what :func:`seat_paths` returned): everything but
     the runtime's paths."""
@@ -260,6 +269,6 @@ def seat_paths(
         program = program_paths(argv[0], [cwd, *hidden], found_on_path="/" not in named)
         own = [*program, *argument_paths(argv[1:], cwd, hidden)]
     else:
-        own = strategy_paths(spec_text, cwd)
+        own = [*strategy_paths(spec_text, cwd), *parameter_paths(spec_text, cwd, hidden)]
     # arena's Python is runtime for a program too: a wrapper script may run it, as bots do.
     return [*system_paths(), *python_paths(), *own]

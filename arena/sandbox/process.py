@@ -29,11 +29,9 @@ from typing import Any, BinaryIO
 
 from arena.players.timeout import MoveTimeout
 from arena.sandbox import cgroups, confine, on_move, syscalls, wire
+from arena.sandbox.last_words import STDERR_TAIL
 from arena.sandbox.limits import LimitError, SeatLimits, in_force
 from arena.sandbox.seat_root import RootError, SeatView, enter_seat_root
-
-#: The last this many characters of a seat's stderr are kept, to explain a seat that fails to start.
-STDERR_TAIL = 400
 
 
 class NoReply(Exception):

@@ -38,6 +38,7 @@ from arena.players.text import visible
 from arena.players.timeout import MoveTimeout
 from arena.safe_files import make_folder, open_file
 from arena.sandbox import cgroups, confine, exposure, wire
+from arena.sandbox.last_words import last_words, telling_line
 from arena.sandbox.limits import SeatLimits
 from arena.sandbox.process import NoReply, SeatProcess
 
@@ -152,7 +153,7 @@ class RemoteSeat:
     def _exchange(self, message: bytes) -> tuple[bytes | dict[str, Any], bool]:
         process = self._process
         if not process.alive:
-            raise ReportedFailure("error", shorten(process.ended or "the seat's process has ended"))
+            raise ended_failure(process, process.ended or "the seat's process has ended")
         limit = self._limit if self._deadline is None else self._deadline()
         try:
             return process.exchange(message, limit, self._grace)
@@ -189,10 +190,10 @@ class RemoteSeat:
         if kind in ("error", "illegal"):
             trace = reply.get("traceback")
             raise ReportedFailure(kind, reason, trace[:20_000] if isinstance(trace, str) else "")
-        if kind != "ended":
-            process.kill()
-            reason = f"protocol: expected {expected}, got {shorten(kind, 40)!r}"
-        raise ReportedFailure("error", reason)
+        if kind == "ended":
+            raise ended_failure(process, reason)
+        process.kill()
+        raise ReportedFailure("error", f"protocol: expected {expected}, got {shorten(kind, 40)!r}")
 
 
 class RemoteSeatWithTurnEnds(RemoteSeat):
@@ -271,7 +272,9 @@ class SeatPool:
         per game or per order."""
         failed = self._failed.get(index)
         if failed is not None:
-            raise ReportedFailure(failed.status, failed.reason, failed.traceback_text)
+            raise ReportedFailure(
+                failed.status, failed.reason, failed.traceback_text, from_stderr=failed.from_stderr
+            )
         key = (index, order)
         live = self._live.get(key)
         if live is None or not live[0].alive:
@@ -362,6 +365,17 @@ def new_seat_process(
     return SeatProcess(argv, limits, log=log, hidden=covered, cwd=str(cwd), exposed=seen, own=own)
 
 
+def ended_failure(process: SeatProcess, how: str) -> ReportedFailure:
+    """The fault of a seat whose process ended: ``how`` it ended, with the line of its stderr
+    that names the error, and its last lines on stderr as the fault's traceback
+    (:mod:`arena.sandbox.last_words`)."""
+    said = telling_line(process.stderr_tail)
+    if said:
+        how += f"; its last words on stderr: {said}"
+    reason = shorten(" ".join(how.split()))
+    return ReportedFailure("error", reason, last_words(process.stderr_tail), from_stderr=True)
+
+
 def handshake(process: SeatProcess, move_timeout: float | None, random_seed: int) -> dict[str, Any]:
     """Say hello and check the answer: the seat's hello, with a ``name`` that keeps the name
     rule (:mod:`arena.players.names`).  Raises ReportedFailure (and kills the seat) otherwise,
@@ -388,12 +402,9 @@ def _checked_hello(process: SeatProcess, reply: dict[str, Any]) -> dict[str, Any
     problem = None
     if kind != "hello":
         problem = str(reply.get("reason") or f"it answered {kind!r} to hello")
-        if kind == "ended" and process.stderr_tail:
-            # The last line that says something: a crash report may end with a frame of '#'s.
-            text = process.stderr_tail.decode(errors="replace").splitlines()
-            last = [line for line in text if any(c.isalnum() for c in line)]
-            if last:
-                problem += f"; its last words on stderr: {last[-1]}"
+        if kind == "ended":
+            process.kill()
+            raise ended_failure(process, problem)
     elif reply.get("protocol") not in wire.PROTOCOL_VERSIONS or type(reply.get("protocol")) is not int:
         versions = " or ".join(map(str, wire.PROTOCOL_VERSIONS))
         problem = f"it speaks protocol {reply.get('protocol')!r}, arena speaks {versions}"

@@ -31,7 +31,7 @@ from typing import Any
 from arena.safe_files import HARD_LINK, FileRefused, refuse_unsafe
 
 #: The schema this arena writes.
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 DATABASE_NAME = "league.sqlite"
 #: The folder of a league that holds its database and its seats' logs: hidden from every seat.
 PRIVATE_FOLDER = "data"
@@ -116,6 +116,15 @@ ALTER TABLE games ADD COLUMN ending TEXT NOT NULL DEFAULT ''
     3: """
 ALTER TABLE seats ADD COLUMN seconds REAL;
 ALTER TABLE seats ADD COLUMN decisions INTEGER
+""",
+    # 5: retired entrants (arena.leagues.retirement), by name, with the time each was retired:
+    # a retired entrant plays no new game.  An older arena would ignore the table and play it,
+    # so it refuses a league of this schema, as it refuses any newer one.
+    4: """
+CREATE TABLE IF NOT EXISTS retirements (
+    name TEXT PRIMARY KEY,
+    retired TEXT NOT NULL
+)
 """,
 }
 

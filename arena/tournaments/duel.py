@@ -56,9 +56,12 @@ def duel_spec(
     command: str = "",
     seat_limits: SeatLimits | None = None,
     compiled: bool = False,
+    game_time: float | None = None,
 ) -> TournamentSpec:
     """The tournament a duel plays: A against B, ``games`` games (whole pairs).  ``seat_limits``
-    for isolated players (set to the defaults if one is isolated and they are not given)."""
+    for isolated players (set to the defaults if one is isolated and they are not given).
+    ``game_time``: each side's chess clock, seconds for all its decisions of one game
+    (docs/faults.md); None: none."""
     return TournamentSpec(
         (rules,),
         (a, b),
@@ -66,6 +69,7 @@ def duel_spec(
         games=games,
         seed=seed,
         move_timeout=move_timeout,
+        game_time=game_time,
         chunk_games=2 * PAIRS_PER_TASK,
         seat_limits=seat_limits if a.isolated or b.isolated else None,
         command=command,
@@ -211,6 +215,7 @@ def run_duel(
     compiled: bool = False,
     seat_limits: SeatLimits | None = None,
     on_tally: Callable[[DuelTally], None] | None = None,
+    game_time: float | None = None,
 ) -> DuelOutcome:
     """Play up to ``games`` games of A against B in pairs; stop early when ``sprt`` decides.
 
@@ -222,6 +227,7 @@ def run_duel(
     the games of players with a declarative policy in the compiled kernel (same games).
     ``seat_limits``: the limits of isolated players' seat processes (the defaults if None).
     ``on_tally`` sees the tally after each batch (the command line's interim lines).
+    ``game_time``: each side's chess clock per game, as in :func:`duel_spec`.
     """
     limit = duel_limit(games, sprt)
     spec = duel_spec(
@@ -233,6 +239,7 @@ def run_duel(
         move_timeout=move_timeout,
         seat_limits=seat_limits,
         compiled=compiled,
+        game_time=game_time,
     )
     labels = (spec.labels[0], spec.labels[1])
     state = DuelTally(sprt)

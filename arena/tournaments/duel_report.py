@@ -103,7 +103,8 @@ def duel_text(o: DuelOutcome, rules: str, folder: Path | None = None) -> str:
     game_low, game_high = t.game_interval()
     pentanomial = " / ".join(f"{n:,}" for n in t.pentanomial)
     lines = [
-        f"{a} vs {b} on {rules}: {t.games:,} games ({t.pairs:,} deals, each in both seat orders)",
+        f"{a} vs {b} on {rules}: {t.games:,} games ({t.pairs:,} {'deal' if t.pairs == 1 else 'deals'}, "
+        "each in both seat orders)",
         f"  wins          {a} {o.wins[0]:g}, {b} {o.wins[1]:g}",
         f"  pairs         {pentanomial}  scoring 0 / 1/4 / 1/2 / 3/4 / 1 for {a} (pentanomial)",
         f"  score of {a}  {t.mean * 100:.1f} %  95% interval [{low * 100:.1f}, {high * 100:.1f}] from game "

@@ -89,9 +89,12 @@ def _shape(traceback_text: str) -> list[str]:
 
 def fault_key(player: str, status: str, reason: str, traceback_text: str) -> str:
     """A short id of a distinct fault: the player, the status and the traceback's shape (frames
-    and exception types); without a traceback (an illegal action, a timeout), the reason with its
-    numbers left out, since they name dice and points."""
-    shape = _shape(traceback_text) if traceback_text else [re.sub(r"\d+", "#", reason)]
+    and exception types); without a Python traceback (an illegal action, a timeout, a program's
+    last words on stderr), the reason with its numbers left out, since they name dice and points
+    (a program's reason quotes the line of its stderr that names its error)."""
+    shape = _shape(traceback_text) if traceback_text else []
+    if not any(section.frames for section in _sections(traceback_text)):
+        shape.append(re.sub(r"\d+", "#", reason))
     text = "\x1f".join([player, status, *shape])
     return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=8).hexdigest()
 

@@ -15,7 +15,9 @@ runs inside a destructor or a generator being closed has its KeyboardInterrupt p
 "Exception ignored in ..." and dropped, and the command would go on as if no Ctrl-C had come
 (a run finished and exited 0 with a traceback on stderr).  While a block runs, such a dropped
 stop is not printed, and the commands look at :attr:`StopState.stopped` at their checkpoints
-(after each batch, after the reports).
+(after each batch, after the reports).  A stop that lands as a block ends, while it puts the
+old handlers back, is noted and not raised, so the commands look at the state after their
+outermost block too.
 
 :func:`signals_held` holds Ctrl-C and SIGTERM off for a block that must not be cut in the
 middle: a batch and its journal line, or the first import of numpy, numba or pandas (an import
@@ -97,10 +99,28 @@ def stop_signals() -> Iterator[StopState]:
     try:
         yield state
     finally:
-        sys.unraisablehook = previous_hook
-        signal.signal(signal.SIGINT, previous_int)
-        signal.signal(signal.SIGTERM, previous_term)
-        signal.signal(signal.SIGXFSZ, previous_xfsz)
+        _restore(
+            state,
+            previous_hook,
+            {signal.SIGXFSZ: previous_xfsz, signal.SIGTERM: previous_term, signal.SIGINT: previous_int},
+        )
+
+
+def _restore(state: StopState, hook: object, handlers: dict[signal.Signals, object]) -> None:
+    """Put back the handlers a :func:`stop_signals` block replaced.  A stop that lands while
+    they are put back runs the block's handler, which notes it in the state and raises: that
+    exception is dropped here (it would replace the block's own, a SystemExit with the command's
+    exit status, or come out after the block's last checkpoint as click's "Aborted!", exit 1),
+    and the command sees the stop in the state after the block (tests/test_stop_races.py)."""
+    while True:
+        try:
+            sys.unraisablehook = hook  # type: ignore[assignment]
+            for signum, handler in handlers.items():
+                signal.signal(signum, handler)  # type: ignore[arg-type]
+            return
+        except KeyboardInterrupt:
+            # Noted by the block's handler, unless Ctrl-C's old one (put back last) raised it.
+            state.signum = state.signum or signal.SIGINT
 
 
 @contextlib.contextmanager

@@ -751,13 +751,25 @@ def run_tune(
     except BatchFailed as exc:
         interrupted, error = True, str(exc)
     finally:
-        pool.close(graceful=not interrupted)
-        bar.close()
-        games.close(finished=not interrupted)
-    rows = candidate_rows(settings, race)
-    result = summary(settings, race)
-    if not interrupted:
-        write_candidates(folder / CANDIDATES, rows)
-        text = json.dumps(result, indent=2, ensure_ascii=False) + "\n"
-        write_text(folder / SUMMARY, text)
+        # Ctrl-C or SIGTERM may land here too, or while the files are written below: the run
+        # then ends as an interrupted one (each file whole or absent, safe_files), and --resume
+        # replays the stored games to write the rest (tests/test_stop_races.py).
+        try:
+            pool.close(graceful=not interrupted)
+        except KeyboardInterrupt:
+            interrupted = True
+            pool.close(graceful=False)
+        finally:
+            bar.close()
+            games.close(finished=not interrupted)
+    rows: list[dict[str, Any]] = []
+    result: dict[str, Any] = {}
+    try:
+        rows = candidate_rows(settings, race)
+        result = summary(settings, race)
+        if not interrupted:
+            write_candidates(folder / CANDIDATES, rows)
+            write_text(folder / SUMMARY, json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    except KeyboardInterrupt:
+        interrupted = True
     return TuneResult(folder, rows, result, played, interrupted, error)
