@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from arena.cli.main import cli
 from arena.leagues import League, LeagueError
+from arena.leagues.board import missing_games
 from arena.leagues.ladder import ROUND_OPPONENTS, Round, active_ratings, next_round
 from arena.leagues.play import play_league
 from arena.storage import league_db
@@ -302,7 +303,18 @@ def test_a_ladder_stopped_in_a_round_goes_on_with_it_and_plays_the_same_games(tm
         stopped.folder, stopped.connection, stopped.settings, trusted=True, on_batch=stop_in_the_third_round
     )
     assert report.interrupted and report.played == 50
+    assert missing_games(stopped.connection, stopped.settings) == 10  # of the third round's 20
     assert stopped.run(trusted=True).played > 0
     assert stopped.games_csv() == whole.games_csv()
     plans = "SELECT players, total, next_game FROM plans ORDER BY id"
     assert stopped.connection.execute(plans).fetchall() == whole.connection.execute(plans).fetchall()
+
+
+def test_the_leaderboard_counts_as_missing_no_pair_a_finished_ladder_left_out(
+    leagues: tuple[League, League],
+) -> None:
+    _, ladder = leagues
+    assert missing_games(ladder.connection, ladder.settings) == 0
+    # The same games counted as a round robin's: the pairs the ladder never played.
+    as_robin = {**ladder.settings, "schedule": "round-robin"}
+    assert missing_games(ladder.connection, as_robin) > 0

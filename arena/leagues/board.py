@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.engine import Ruleset
+from arena.leagues.ladder import SCHEDULE_KEY, games_left_in_rounds
 from arena.leagues.public_paths import league_folder
 from arena.leagues.run_record import RunRecord, read_run, run_state
 from arena.storage import league_db
@@ -102,8 +103,12 @@ class Progress:
 
 def missing_games(connection: sqlite3.Connection, settings: dict[str, Any]) -> int:
     """Games that pairs of active entries still owe: each pair owes ``games`` (in whole deals)
-    per ruleset, however many it has played beyond that (docs/league.md)."""
+    per ruleset, however many it has played beyond that (docs/league.md).  A ladder owes only
+    the games left in its rounds begun: it chooses each later round as it plays, and never owes
+    the pairs it leaves out (:func:`arena.leagues.ladder.games_left_in_rounds`)."""
     per_pair = -(-int(settings["games"]) // 2) * 2 * len(settings["rulesets"])
+    if settings.get(SCHEDULE_KEY) == "ladder":
+        return games_left_in_rounds(connection, per_pair)
     active = [r[0] for r in connection.execute("SELECT id FROM entries WHERE active = 1")]
     counts = {
         (r[0], r[1]): r[2]

@@ -181,3 +181,20 @@ def ladder_plans(
             "INSERT INTO plans (players, total) VALUES (?, 0)", (json.dumps(players),)
         )
     return [(int(cursor.lastrowid or 0), players)]
+
+
+def games_left_in_rounds(connection: sqlite3.Connection, games_per_pair: int) -> int:
+    """The games a ladder's rounds begun still lack, among active entries (a round whose head
+    was replaced by a new version is dropped): each of a round's pairs lacks ``games_per_pair``
+    less the games it has stored.  What a ladder owes, as far as it knows."""
+    active = {r[0] for r in connection.execute("SELECT id FROM entries WHERE active = 1")}
+    counts = {
+        frozenset((low, high)): n
+        for low, high, n in connection.execute("SELECT low, high, COUNT(*) FROM games GROUP BY low, high")
+    }
+    pairs: set[frozenset[int]] = set()
+    for (players,) in connection.execute("SELECT players FROM plans WHERE next_game < total"):
+        seated = json.loads(players)
+        if set(seated) <= active:
+            pairs |= {frozenset((seated[0], o)) for o in seated[1:]}
+    return sum(max(0, games_per_pair - counts.get(pair, 0)) for pair in pairs)
