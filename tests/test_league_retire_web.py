@@ -3,7 +3,6 @@ entrant as retired, with its games still counted, on the live server and the exp
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -11,7 +10,7 @@ import pytest
 
 from arena.leagues import League
 from arena.leagues.web import export_site
-from tests.test_league_web import CHROMIUM, browser, served
+from tests.test_league_web import browser, chromium, served  # noqa: F401 (chromium: a fixture)
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser
@@ -32,21 +31,9 @@ def league_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return folder
 
 
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Browser]:
-    """Debian's Chromium, driven by Playwright (as tests/test_league_web.py's)."""
-    assert CHROMIUM is not None, "chromium is required here (ARENA_BROWSER_TESTS=required)"
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield launched
-        launched.close()
-
-
-def standings_seen(chromium: Browser, url: str) -> tuple[str, list[tuple[str, bool]]]:
+def standings_seen(launched: Browser, url: str) -> tuple[str, list[tuple[str, bool]]]:
     """(the games line, each standings row's (name, shown as retired)) as Chromium renders them."""
-    page = chromium.new_page()
+    page = launched.new_page()
     try:
         page.goto(url)
         rows = page.locator("#standings tr.standing")
@@ -59,9 +46,9 @@ def standings_seen(chromium: Browser, url: str) -> tuple[str, list[tuple[str, bo
         page.close()
 
 
-def versions_seen(chromium: Browser, url: str) -> tuple[str, list[tuple[str, str]]]:
+def versions_seen(launched: Browser, url: str) -> tuple[str, list[tuple[str, str]]]:
     """(the retired note, or ""; each version row's (version, state)) of an entrant's page."""
-    page = chromium.new_page()
+    page = launched.new_page()
     try:
         page.goto(url)
         note = page.inner_text("#retired") if page.locator("#retired").count() else ""
@@ -73,7 +60,7 @@ def versions_seen(chromium: Browser, url: str) -> tuple[str, list[tuple[str, str
 
 @browser
 def test_the_standings_and_entrant_pages_show_a_retired_entrant(
-    league_folder: Path, tmp_path: Path, chromium: Browser
+    league_folder: Path, tmp_path: Path, chromium: Browser  # noqa: F811 (the fixture)
 ) -> None:
     league = League(league_folder, read_only=True)
     table = league.table_json()
