@@ -19,7 +19,7 @@ from arena.api.runs import default_folder
 from arena.cli.compiled_option import compiled_option, wants_compiled
 from arena.cli.output import fail, json_text, say, stdout_for_json
 from arena.cli.rules_commands import RULES_HELP, resolve_rules
-from arena.cli.seat_options import Seating, seat_options, warn_limits_in_force
+from arena.cli.seat_options import Seating, game_time_option, seat_options, warn_limits_in_force
 from arena.players import StrategyError
 from arena.tournaments.batch import FaultDetail
 from arena.tournaments.duel import (
@@ -132,13 +132,7 @@ class InterimLines:
     help="Seconds a strategy may take for one decision (or its constructor, or a hook) before it "
     "loses the game.",
 )
-@click.option(
-    "--game-time",
-    type=float,
-    default=None,
-    help="A chess clock: seconds a strategy may take for all its decisions of one game together "
-    "before it loses the game (default: no game clock).",
-)
+@game_time_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON (duel.json) instead of text.")
 @click.option("--batch-size", type=int, default=None, hidden=True, help="Games per task (for tests).")
 @click.option(

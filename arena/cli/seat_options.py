@@ -1,4 +1,4 @@
-"""``--isolate`` and the seat limits, shared by ``tournament``, ``duel`` and ``play``."""
+"""``--isolate``, the seat limits and the game clock, shared by ``tournament``, ``duel`` and ``play``."""
 
 from __future__ import annotations
 
@@ -20,6 +20,16 @@ _DEFAULTS = SeatLimits()
 ISOLATE_HELP = (
     "Run every player in a sandboxed process of its own (untrusted bots): it sees only the view "
     "it is sent, and is killed at its deadline.  cmd:PROGRAM players are always isolated."
+)
+
+
+#: ``--game-time``, a chess clock per seat per game (tournament and duel; league's is stored).
+game_time_option = click.option(
+    "--game-time",
+    type=float,
+    default=None,
+    help="A chess clock: seconds a strategy may take for all its decisions of one game together "
+    "before it loses the game (default: no game clock).",
 )
 
 

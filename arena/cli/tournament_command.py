@@ -25,7 +25,7 @@ from arena.cli.live_totals import LiveTotals
 from arena.cli.output import fail, json_text, say, stdout_for_json
 from arena.cli.report_commands import run_json
 from arena.cli.rules_commands import resolve_rules
-from arena.cli.seat_options import Seating, seat_options, warn_limits_in_force
+from arena.cli.seat_options import Seating, game_time_option, seat_options, warn_limits_in_force
 from arena.engine import DEFAULT_MAX_ROUNDS
 from arena.players import StrategyError
 from arena.tournaments import FORMATS, TournamentSpec, run_tournament
@@ -169,13 +169,7 @@ def default_out() -> Path:
     show_default=True,
     help="Seconds a strategy may take for one decision before it loses the game.",
 )
-@click.option(
-    "--game-time",
-    type=float,
-    default=None,
-    help="A chess clock: seconds a strategy may take for all its decisions of one game together "
-    "before it loses the game (default: no game clock).",
-)
+@game_time_option
 @click.option(
     "--backend",
     type=click.Choice(BACKENDS),
