@@ -318,3 +318,32 @@ def test_the_leaderboard_counts_as_missing_no_pair_a_finished_ladder_left_out(
     # The same games counted as a round robin's: the pairs the ladder never played.
     as_robin = {**ladder.settings, "schedule": "round-robin"}
     assert missing_games(ladder.connection, as_robin) > 0
+
+
+def test_a_round_that_seats_a_retired_entrant_is_missing_nothing_until_it_is_reinstated(
+    tmp_path: Path,
+) -> None:
+    """A round cut short waits while one of its entrants is retired (no run plays it): the
+    leaderboard counts its games as missing only once the entrant is reinstated."""
+    league = League.create(tmp_path / "l", games=GAMES, seed=11, schedule="ladder", interval_width=250)
+    for k, spec in enumerate(FIELD[:6]):
+        league.add(spec, name=f"e{k:02d}")
+    batches = []
+
+    def stop_in_the_third_round(result: object) -> None:
+        batches.append(result)
+        if len(batches) == 5:
+            raise KeyboardInterrupt
+
+    play_league(
+        league.folder, league.connection, league.settings, trusted=True, on_batch=stop_in_the_third_round
+    )
+    assert missing_games(league.connection, league.settings) == 10
+    players = league.connection.execute("SELECT players FROM plans WHERE next_game < total").fetchone()[0]
+    head = league.connection.execute(
+        "SELECT name FROM entries WHERE id = ?", (json.loads(players)[0],)
+    ).fetchone()[0]
+    league.retire(head)
+    assert missing_games(league.connection, league.settings) == 0
+    league.reinstate(head)
+    assert missing_games(league.connection, league.settings) == 10

@@ -192,3 +192,25 @@ def test_a_retired_students_status_page_says_retired_and_names_replaced_versions
         withdrawn = status_page(connection, "steady")
     assert "<td>retired</td>" in withdrawn and "<td>plays</td>" not in withdrawn
     assert "the organiser retired it" in withdrawn and "games to play" not in withdrawn
+
+
+def test_the_games_said_to_be_missing_leave_out_a_retired_entrants_pairs(tmp_path: Path) -> None:
+    """A retired entrant owes no game (a run leaves it out): the leaderboard's progress line and a
+    student's status page count as missing only what the next run plays, not the pairs of a
+    retired entrant (found by review: 20 "missing" that no run would ever play)."""
+    from arena.leagues.board import missing_games
+    from arena.leagues.submit_pages import status_page
+    from arena.storage.league_db import open_league
+
+    league = three_played(tmp_path / "league")
+    league.retire("random")
+    league.add("threshold:bank_at=350", name="steady")  # steady v2 owes greedy 4, random nothing
+    with open_league(tmp_path / "league", read_only=True) as connection:
+        missing = missing_games(connection, league_db.settings(connection))
+        page = status_page(connection, "steady")
+    assert missing == 4
+    assert "has 4 games to play" in page
+    assert league.run(trusted=True, progress=False).played == 4
+    with open_league(tmp_path / "league", read_only=True) as connection:
+        assert missing_games(connection, league_db.settings(connection)) == 0
+        assert "has all its games" in status_page(connection, "steady")

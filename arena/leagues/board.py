@@ -109,7 +109,13 @@ def missing_games(connection: sqlite3.Connection, settings: dict[str, Any]) -> i
     per_pair = -(-int(settings["games"]) // 2) * 2 * len(settings["rulesets"])
     if settings.get(SCHEDULE_KEY) == "ladder":
         return games_left_in_rounds(connection, per_pair)
-    active = [r[0] for r in connection.execute("SELECT id FROM entries WHERE active = 1")]
+    # A retired entrant owes nothing: a run leaves it out (arena.leagues.retirement).
+    active = [
+        r[0]
+        for r in connection.execute(
+            "SELECT id FROM entries WHERE active = 1 AND name NOT IN (SELECT name FROM retirements)"
+        )
+    ]
     counts = {
         (r[0], r[1]): r[2]
         for r in connection.execute("SELECT low, high, COUNT(*) FROM games GROUP BY low, high")

@@ -187,7 +187,12 @@ def games_left_in_rounds(connection: sqlite3.Connection, games_per_pair: int) ->
     """The games a ladder's rounds begun still lack, among active entries (a round whose head
     was replaced by a new version is dropped): each of a round's pairs lacks ``games_per_pair``
     less the games it has stored.  What a ladder owes, as far as it knows."""
-    active = {r[0] for r in connection.execute("SELECT id FROM entries WHERE active = 1")}
+    active = {  # a retired entrant's rounds wait: they are owed by nobody playing now
+        r[0]
+        for r in connection.execute(
+            "SELECT id FROM entries WHERE active = 1 AND name NOT IN (SELECT name FROM retirements)"
+        )
+    }
     counts = {
         frozenset((low, high)): n
         for low, high, n in connection.execute("SELECT low, high, COUNT(*) FROM games GROUP BY low, high")

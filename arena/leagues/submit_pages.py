@@ -129,8 +129,13 @@ def _games_waiting(connection: sqlite3.Connection, entry_id: int) -> int:
     settings = league_db.settings(connection)
     per_pair = -(-int(settings["games"]) // 2) * 2 * len(settings["rulesets"])
     others = [
-        r[0] for r in connection.execute("SELECT id FROM entries WHERE active = 1 AND id != ?", (entry_id,))
-    ]
+        r[0]
+        for r in connection.execute(
+            "SELECT id FROM entries WHERE active = 1 AND id != ?"
+            " AND name NOT IN (SELECT name FROM retirements)",
+            (entry_id,),
+        )
+    ]  # a retired entrant plays no new games: nothing waits for it
     stored = 0
     for other in others:
         low, high = sorted((entry_id, other))
