@@ -307,3 +307,33 @@ def test_anchoring_makes_paths_absolute_or_league_relative_and_leaves_other_word
         f"cmd:node {moved}/bots/a.js --model=w.bin {tmp_path}/w.bin -m mybot {tmp_path}/mybot fast ./run.sh"
     )
     assert anchor_command("cmd:./run.sh x", tmp_path, league) == f"cmd:{tmp_path}/run.sh x"  # a program path
+
+
+def test_a_program_found_on_path_says_which_one_path_finds_now(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A command added as ``python3 bot.py`` in one virtual environment, run from a shell where
+    PATH finds another ``python3``: the entry's program did change (another interpreter), but no
+    file of the student's did, so the warning says which program PATH finds now (review)."""
+    program = tmp_path / "greedy_bot.py"
+    shutil.copy(GREEDY_BOT, program)
+    for env in ("venv1", "venv2"):
+        wrapper = tmp_path / env / "python3"
+        wrapper.parent.mkdir()
+        wrapper.write_text(f'#!/bin/sh\n# {env}\nexec {sys.executable} "$@"\n')
+        wrapper.chmod(0o755)
+    base = os.environ.get("PATH", "")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'venv1'}{os.pathsep}{base}")
+    folder = str(tmp_path / "league")
+    league = League.create(folder, games=2)
+    league.add(f"cmd:python3 {program} bob")
+    league.add("greedy")
+    league.close()
+    monkeypatch.setenv("PATH", f"{tmp_path / 'venv2'}{os.pathsep}{base}")
+    code, _, err = cli_run("league", "run", folder)
+    assert code == 3
+    assert (
+        "bob version 1: its program changed since it was added (arena league add it again to play "
+        "the new version; if no file changed, PATH may find another python3 than when it was added: "
+        f"it finds {tmp_path / 'venv2' / 'python3'} now); 2 of its games wait"
+    ) in err

@@ -17,6 +17,7 @@ import hashlib
 import itertools
 import json
 import os
+import shlex
 import shutil
 import sqlite3
 from dataclasses import dataclass
@@ -153,9 +154,27 @@ def changed_since_added(entry: Entry, league_folder: Path) -> str | None:
             return f"{entry.name} version {entry.version}: {what_now}{hint}"
         return (
             f"{entry.name} version {entry.version}: its {what} changed since it was added "
-            f"(arena league add it again to play the new version)"
+            f"(arena league add it again to play the new version{_path_hint(entry)})"
         )
     return None
+
+
+def _path_hint(entry: Entry) -> str:
+    """For a command whose program is a bare name (``python3``, ``node``): which program PATH
+    finds now.  Another PATH (another virtual environment activated, or none) finds another
+    interpreter, a change of the entry's program as its identity sees it, though no file of
+    the student's changed."""
+    if entry.kind != "command":
+        return ""
+    try:
+        program = shlex.split(entry.play_spec.strip()[len("cmd:") :])[0]
+    except (ValueError, IndexError):
+        return ""
+    if "/" in program:
+        return ""
+    found = shutil.which(program)
+    now = f"it finds {found} now" if found else "it finds none now"
+    return f"; if no file changed, PATH may find another {program} than when it was added: {now}"
 
 
 def _relative_hint(entry: Entry) -> str:
