@@ -329,6 +329,8 @@ def test_the_status_page_shows_the_entrys_games_and_faults_with_the_traceback(
     assert status == 200
     assert "bob: your entry" in page and "has all its games" in page
     assert "ZeroDivisionError" in page and "submission.py" in page and "return 1 / 0" in page
+    # Both faults raised the same error: its traceback is shown once, as on the entrant's page.
+    assert page.count("return 1 / 0") == 1 and "the same traceback as game" in page
     # No absolute path of the organiser's machine: the league's folder, arena's own files.
     assert str(folder.resolve()) not in page and str(Path(league_play.__file__).parent) not in page
     assert "<td>2</td>" in page  # games of version 1

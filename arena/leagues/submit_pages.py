@@ -157,13 +157,21 @@ def _fault_list(connection: sqlite3.Connection, entry_id: int) -> str:
         return '<p id="faults">No faults.</p>'
     items = []
     here = league_folder(connection)
+    first_in: dict[str, int] = {}
     for r in rows:
-        # The entry's own frames, no absolute path of the organiser's machine (fault_pages).
+        # The entry's own frames, no absolute path of the organiser's machine (fault_pages),
+        # each traceback shown once, as the entrant's page shows them.
         trace = shown_traceback(r["traceback"], here)[-TRACEBACK_CHARS:] if r["traceback"] else ""
+        if not trace:
+            shown = ""
+        elif trace in first_in:
+            shown = f'<br><span class="same-traceback">the same traceback as game {first_in[trace]}</span>'
+        else:
+            first_in[trace] = r["game"]
+            shown = f"<pre>{html.escape(trace)}</pre>"
         items.append(
-            f"<li>game {r['game']}: {html.escape(r['status'])}: "
-            f"{html.escape(public(r['reason'], here))}"
-            + (f"<pre>{html.escape(trace)}</pre>" if trace else "")
+            f"<li>game {r['game']}: {html.escape(r['status'])}: {html.escape(public(r['reason'], here))}"
+            + shown
             + "</li>"
         )
     return f'<h2>Latest faults</h2><ul id="faults">{"".join(items)}</ul>'
