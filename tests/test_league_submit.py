@@ -471,3 +471,27 @@ def test_a_busy_league_is_one_line_and_the_server_keeps_serving(
         assert str(folder.resolve()) not in page
         monkeypatch.undo()
         assert post(f"{base}/submit", {"token": tokens["alice"]}, ("a.py", GOOD_BOT))[0] == 200
+
+
+def test_a_retired_students_upload_is_refused_in_words_for_the_student(
+    league_folder: tuple[Path, dict[str, str]],
+) -> None:
+    """A student whose entry the organiser retired is told so, not handed the organiser's
+    `arena league reinstate FOLDER NAME` command (with the league's folder) (review)."""
+    folder, tokens = league_folder
+    with served(folder) as base:
+        status, page, _ = post(f"{base}/submit", {"name": "bob", "token": tokens["bob"]}, ("b.py", GOOD_BOT))
+        assert status == 200, page
+        league = League(folder)
+        league.retire("bob")
+        league.close()
+        status, page, _ = post(
+            f"{base}/submit", {"name": "bob", "token": tokens["bob"]}, ("d.py", FAULTY_BOT)
+        )
+    assert status == 403
+    assert message(page) == (
+        "bob is retired: your organiser withdrew your entry, and it takes no new version until they "
+        "bring it back; ask them"
+    )
+    assert "arena league" not in message(page) and folder.name not in message(page)
+    assert [(n, v) for n, v, *_ in entries(folder)] == [("greedy", 1), ("bob", 1)]

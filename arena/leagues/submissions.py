@@ -37,6 +37,7 @@ from pathlib import Path
 
 from arena.leagues.entries import UPLOAD_FILE, EntryRefused, add_entry
 from arena.leagues.public_paths import public
+from arena.leagues.retirement import retired_names
 from arena.leagues.submit_pages import form_page, refused_page, status_page
 from arena.leagues.tokens import token_holder
 from arena.players.names import normal_name, shown_name
@@ -211,6 +212,12 @@ class SubmitDesk:
         with self._adding:
             connection = league_db.open_league(self.folder)
             try:
+                if name in retired_names(connection):  # the organiser's to undo, not the student's
+                    raise Refused(
+                        403,
+                        f"{name} is retired: your organiser withdrew your entry, and it takes no new "
+                        "version until they bring it back; ask them",
+                    )
                 try:
                     entry, status = add_entry(self.folder, connection, UPLOAD_FILE, name, upload=bot.value)
                 except EntryRefused as exc:
