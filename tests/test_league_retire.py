@@ -214,3 +214,20 @@ def test_the_games_said_to_be_missing_leave_out_a_retired_entrants_pairs(tmp_pat
     with open_league(tmp_path / "league", read_only=True) as connection:
         assert missing_games(connection, league_db.settings(connection)) == 0
         assert "has all its games" in status_page(connection, "steady")
+
+
+def test_retire_counts_the_games_that_stay_in_the_standings_as_the_table_does(tmp_path: Path) -> None:
+    """`retired random version 1: ... its N games stay in the standings`: N is its row's count,
+    not also its games against versions since replaced, which only the history keeps (review:
+    "its 66 games" for a row of 40)."""
+    league = three_played(tmp_path / "league")
+    league.add("threshold:bank_at=350", name="steady")  # random's 4 games against steady v1 leave
+    assert league.run(trusted=True, progress=False).played == 8
+    done = league.retire("random")
+    rows = {e["name"]: e for e in league.table_json()["entries"]}
+    assert done.games == rows["random"]["games"] == 8
+    assert invoke("league", "reinstate", str(tmp_path / "league"), "random").exit_code == 0
+    assert (
+        "its 8 games stay in the standings"
+        in invoke("league", "retire", str(tmp_path / "league"), "random").output
+    )

@@ -56,8 +56,19 @@ def _current(connection: sqlite3.Connection, name: str, folder: str) -> sqlite3.
     return row
 
 
+#: An entry's games that the standings count: those against the others' current versions (a
+#: game against a replaced version stays in the history only, arena.leagues.standings).
+_STANDING_GAMES = """
+SELECT COUNT(*) FROM seats s JOIN games g ON g.id = s.game
+WHERE s.entry = ?
+  AND g.low IN (SELECT id FROM entries WHERE active = 1)
+  AND g.high IN (SELECT id FROM entries WHERE active = 1)
+"""
+
+
 def _games(connection: sqlite3.Connection, entry_id: int) -> int:
-    return int(connection.execute("SELECT COUNT(*) FROM seats WHERE entry = ?", (entry_id,)).fetchone()[0])
+    """The games of ``entry_id`` that stay in the standings, as its row there counts them."""
+    return int(connection.execute(_STANDING_GAMES, (entry_id,)).fetchone()[0])
 
 
 def retire(connection: sqlite3.Connection, name: str, folder: str) -> Retirement:
