@@ -495,3 +495,26 @@ def test_a_retired_students_upload_is_refused_in_words_for_the_student(
     )
     assert "arena league" not in message(page) and folder.name not in message(page)
     assert [(n, v) for n, v, *_ in entries(folder)] == [("greedy", 1), ("bob", 1)]
+
+
+def test_serve_submit_warns_when_no_student_holds_a_token(tmp_path: Path) -> None:
+    """`serve --submit` on a league with no token issued: every upload would be refused, so the
+    organiser is told on stderr how to issue them (review)."""
+    import subprocess
+    import sys
+
+    folder = tmp_path / "league"
+    League.create(folder, games=2).close()
+    arena = str(Path(sys.executable).with_name("arena"))
+    command = [arena, "league", "serve", str(folder), "--submit", "--port", "0"]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        assert server.stdout.readline().startswith("serving ")  # the warning is written before
+    finally:
+        server.terminate()
+        _, err = server.communicate(timeout=30)
+    assert (
+        "arena: warning: no token is issued yet, so no student can submit: issue them with "
+        f"arena league tokens {folder} NAME...\n"
+    ) in err

@@ -479,6 +479,20 @@ def export_command(folder: str, out: str, as_json: bool) -> None:
         say(f"wrote {len(written)} pages to {out}; open {Path(out) / 'index.html'}")
 
 
+def _tokens_issued(folder: str) -> int:
+    """How many students hold a submission token in the league in ``folder``."""
+    from pathlib import Path
+
+    from arena.leagues.tokens import tokens_issued
+    from arena.storage.league_db import open_league
+
+    connection = open_league(Path(folder), read_only=True)
+    try:
+        return tokens_issued(connection)
+    finally:
+        connection.close()
+
+
 @league_group.command("serve")
 @click.argument("folder")
 @click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
@@ -508,6 +522,12 @@ def serve_command(folder: str, host: str, port: int, submit: bool, as_json: bool
     bound_host, bound_port = server.server_address[:2]
     assert isinstance(bound_host, str)  # an AF_INET server's: typeshed allows bytes, for other families
     address = f"http://{bound_host}:{bound_port}/"
+    if submit and not _tokens_issued(folder):
+        say(
+            "arena: warning: no token is issued yet, so no student can submit: issue them with "
+            f"arena league tokens {shlex.quote(folder)} NAME...",
+            err=True,
+        )
     if as_json:
         echo_json({"url": address})
     else:

@@ -76,6 +76,14 @@ def issue_tokens(connection: sqlite3.Connection, names: list[str]) -> list[tuple
     return issued
 
 
+def tokens_issued(connection: sqlite3.Connection) -> int:
+    """How many names hold a token (0 where none was ever issued)."""
+    try:
+        return int(connection.execute("SELECT COUNT(*) FROM submit_tokens").fetchone()[0])
+    except sqlite3.OperationalError:  # no token issued yet: the table is made by the first
+        return 0
+
+
 def token_holder(connection: sqlite3.Connection, token: str) -> str | None:
     """The entrant name ``token`` submits for, or None (no such token, or none issued)."""
     if not token or len(token) > TOKEN_TEXT_LIMIT:
