@@ -347,3 +347,22 @@ def test_a_round_that_seats_a_retired_entrant_is_missing_nothing_until_it_is_rei
     assert missing_games(league.connection, league.settings) == 0
     league.reinstate(head)
     assert missing_games(league.connection, league.settings) == 10
+
+
+def test_a_students_status_page_in_a_ladder_counts_only_the_rounds_it_begun(
+    leagues: tuple[League, League], tmp_path: Path
+) -> None:
+    """A ladder owes an entry only the games of its rounds begun, as the leaderboard counts: a
+    student's status page said "has 20 games to play" for pairs the ladder never plays (review).
+    A newcomer's games are not known before its rounds are chosen."""
+    from arena.leagues.submit_pages import status_page
+
+    _, ladder = leagues
+    assert missing_games(ladder.connection, ladder.settings) == 0
+    names = [r[0] for r in ladder.connection.execute("SELECT name FROM entries WHERE active = 1")]
+    for name in names:
+        assert "has all its games" in status_page(ladder.connection, name), name
+    copy = League(shutil.copytree(ladder.folder, tmp_path / "copy"))  # the fixture is shared
+    copy.add("threshold:bank_at=450", name="newcomer")
+    page = status_page(copy.connection, "newcomer")
+    assert "games to play" not in page and "meets the entries nearest its rating" in page

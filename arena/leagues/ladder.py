@@ -183,10 +183,13 @@ def ladder_plans(
     return [(int(cursor.lastrowid or 0), players)]
 
 
-def games_left_in_rounds(connection: sqlite3.Connection, games_per_pair: int) -> int:
+def games_left_in_rounds(
+    connection: sqlite3.Connection, games_per_pair: int, entry: int | None = None
+) -> int:
     """The games a ladder's rounds begun still lack, among active entries (a round whose head
     was replaced by a new version is dropped): each of a round's pairs lacks ``games_per_pair``
-    less the games it has stored.  What a ladder owes, as far as it knows."""
+    less the games it has stored.  What a ladder owes, as far as it knows; with ``entry``,
+    only the games of its own pairs."""
     active = {  # a retired entrant's rounds wait: they are owed by nobody playing now
         r[0]
         for r in connection.execute(
@@ -202,4 +205,6 @@ def games_left_in_rounds(connection: sqlite3.Connection, games_per_pair: int) ->
         seated = json.loads(players)
         if set(seated) <= active:
             pairs |= {frozenset((seated[0], o)) for o in seated[1:]}
+    if entry is not None:
+        pairs = {pair for pair in pairs if entry in pair}
     return sum(max(0, games_per_pair - counts.get(pair, 0)) for pair in pairs)

@@ -12,6 +12,7 @@ import html
 import sqlite3
 
 from arena.leagues.fault_pages import shown_traceback
+from arena.leagues.ladder import SCHEDULE_KEY, games_left_in_rounds
 from arena.leagues.pages import entry_page_name
 from arena.leagues.public_paths import league_folder, public
 from arena.leagues.retirement import retired_names
@@ -119,8 +120,21 @@ def status_page(connection: sqlite3.Connection, name: str, message: str = "") ->
             if waiting
             else "Your playing version has all its games."
         )
+        if not waiting and _ladder_newcomer(connection, active_id):
+            state = (
+                "Your newest playing version waits for the organiser's next <code>arena league run</code>: "
+                "in this league's ladder it meets the entries nearest its rating, round by round."
+            )
     body = f'<h1>{html.escape(title)}</h1>{said}<p id="state">{state}</p>{table}{listed}'
     return page(title, body)
+
+
+def _ladder_newcomer(connection: sqlite3.Connection, entry_id: int) -> bool:
+    """Whether the league is a ladder and ``entry_id`` has played no game yet: its rounds are
+    chosen as the run plays (arena.leagues.ladder), so no count of its games is known."""
+    if league_db.settings(connection).get(SCHEDULE_KEY) != "ladder":
+        return False
+    return connection.execute("SELECT 1 FROM seats WHERE entry = ? LIMIT 1", (entry_id,)).fetchone() is None
 
 
 def _games_waiting(connection: sqlite3.Connection, entry_id: int) -> int:
@@ -128,6 +142,8 @@ def _games_waiting(connection: sqlite3.Connection, entry_id: int) -> int:
     pair plays the league's games per ruleset)."""
     settings = league_db.settings(connection)
     per_pair = -(-int(settings["games"]) // 2) * 2 * len(settings["rulesets"])
+    if settings.get(SCHEDULE_KEY) == "ladder":  # it owes only its rounds begun, as the board counts
+        return games_left_in_rounds(connection, per_pair, entry_id)
     others = [
         r[0]
         for r in connection.execute(
