@@ -154,6 +154,32 @@ def test_a_run_is_shown_in_progress_while_its_process_lives_and_not_after_a_kill
         reader.close()
 
 
+def test_a_run_is_shown_in_progress_while_it_loads_its_entries(
+    classroom: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Loading the entries (isolated, a few seconds each) comes before any game is planned: the
+    live page said "No run is in progress" all that time (review); it says the run loads them."""
+    from arena.leagues import play
+
+    seen: list[str] = []
+    load = play._load_entry
+
+    def watched(*args, **kwargs):  # type: ignore[no-untyped-def]
+        reader = League(classroom, read_only=True)
+        seen.append(progress_of(index_page(reader.connection, live=True)))
+        reader.close()
+        return load(*args, **kwargs)
+
+    monkeypatch.setattr(play, "_load_entry", watched)
+    league = League(classroom)
+    league.add("threshold:bank_at=500", name="dave")
+    assert league.run(trusted=True, progress=False).played == 18
+    assert seen and all(line.startswith("A run is in progress (started ") for line in seen), seen
+    assert all(", loading its entries): 18 games stored, 18 missing" in line for line in seen), seen
+    record = read_run(league.connection)
+    assert record is not None and (record.planned, record.stored, record.outcome) == (18, 18, "finished")
+
+
 def test_a_run_record_is_running_only_while_the_same_process_lives() -> None:
     me = RunRecord(
         pid=os.getpid(),

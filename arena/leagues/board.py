@@ -154,7 +154,9 @@ def progress_line(progress: Progress) -> str:
     league last changed."""
     run = progress.run
     counts = f"{progress.stored:,} games stored, {progress.missing:,} missing"
-    if progress.state == "running" and run is not None:
+    if progress.state == "running" and run is not None and not run.planned and not run.stored:
+        head = f"A run is in progress (started {shown_time(run.started)}, loading its entries)"
+    elif progress.state == "running" and run is not None:
         head = (
             f"A run is in progress (started {shown_time(run.started)}, "
             f"{run.stored:,} of {run.planned:,} played)"

@@ -300,6 +300,9 @@ def _play(
     unknown = sorted(skip - {e.name for e in active})
     if unknown:
         raise StrategyError(f"--skip {unknown[0]!r}: no active entrant has that name")
+    # The live page says a run is in progress from here on: loading the entries takes a few
+    # seconds each (isolated), before any game is planned.
+    recorder = RunRecorder(connection, 0)
     loaded: dict[int, PlayerSpec] = {}
     why: dict[int, str] = {}
     for entry in active:
@@ -329,7 +332,7 @@ def _play(
     remaining = sum(stop - begin for *_, ranges, _ in specs for begin, stop in ranges)
     place = seat_place(folder, connection)
     bar = games_bar(remaining, progress)
-    recorder = RunRecorder(connection, remaining)  # for the live page (docs/league.md)
+    recorder.planned(remaining)  # for the live page (docs/league.md)
     played = faults = 0
     interrupted = False
     finished = False

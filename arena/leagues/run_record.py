@@ -139,9 +139,17 @@ class RunRecorder:
     def _replace(self, **changes: Any) -> None:
         self.record = RunRecord(**{**asdict(self.record), **changes})
 
+    def planned(self, games: int) -> None:
+        """The entries are loaded and ``games`` are planned: written at once."""
+        self._replace(planned=games)
+        _write(self.connection, self.record)
+        self._written = time.monotonic()
+
     def plan_more(self, games: int) -> None:
         """``games`` more are planned: a ladder plans a round at a time (arena.leagues.ladder)."""
         self._replace(planned=self.record.planned + games)
+        _write(self.connection, self.record)
+        self._written = time.monotonic()
 
     def stored(self, games: int) -> None:
         """``games`` more are stored."""
