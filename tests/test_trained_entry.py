@@ -65,16 +65,55 @@ def test_the_trainer_gives_the_same_bytes_for_the_same_arguments(tmp_path: Path)
 def test_a_file_that_is_not_a_table_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "notes.npz").write_text("not numpy")
     np.savez(tmp_path / "other.npz", weights=np.zeros(3))
+    np.save(tmp_path / "array.npy", np.zeros(3))  # np.load reads it as an array, not an archive
+    (tmp_path / "folder").mkdir()
     for name, why in (
         ("missing.npz", "no such file"),
         ("notes.npz", "not a Q-table"),
         ("other.npz", "not a Q-table"),
+        ("array.npy", "not a Q-table"),
+        ("folder", "not a Q-table"),
     ):
         with pytest.raises(TableError, match=why):
             QTable.load(tmp_path / name)
         result = CliRunner().invoke(cli, ["play", "--rules", "classic", "-p", SPEC.format(tmp_path / name)])
         assert result.exit_code != 0
         assert "Traceback" not in result.output and why in result.output
+        assert "pickled" not in result.output and "context manager" not in result.output  # numpy's words
+
+
+def test_the_trainer_refuses_an_out_it_cannot_write_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "folder").mkdir()
+    for out, why in (
+        (tmp_path / "none" / "q.npz", "no folder"),  # said before the training, not after it
+        (tmp_path / "folder", "Is a directory"),
+    ):
+        with pytest.raises(SystemExit) as exit_:
+            train_main(["--games", "2", "--out", str(out)])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert why in err and "Traceback" not in err
+
+
+def test_without_the_rl_extra_the_environments_say_how_to_install_it(tmp_path: Path) -> None:
+    hide = "import sys; sys.modules['gymnasium'] = sys.modules['pettingzoo'] = None; "
+    for code in ("from arena.envs import SeatEnv", "import arena.envs.aec_env"):
+        run = subprocess.run([sys.executable, "-c", hide + code], capture_output=True, text=True, timeout=60)
+        assert run.returncode != 0
+        last = run.stderr.strip().splitlines()[-1]
+        assert last.startswith("arena.envs.MissingExtraError: arena.envs needs gymnasium: pip install")
+        assert "[rl]" in last
+    trainer = hide + "from arena.envs.train_q import main; main(['--games', '2', '--out', 'q.npz'])"
+    run = subprocess.run(
+        [sys.executable, "-c", trainer], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.startswith("error: arena.envs needs gymnasium: pip install") and "[rl]" in run.stderr
+    # the player of a trained table needs NumPy only
+    player = hide + "from arena.envs.table_player import QTablePlayer"
+    assert subprocess.run([sys.executable, "-c", player], capture_output=True, timeout=60).returncode == 0
 
 
 def test_a_table_for_other_dice_is_refused_when_the_game_starts(table_file: Path) -> None:

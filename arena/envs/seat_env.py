@@ -31,15 +31,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 
 from arena.engine import DEFAULT_MAX_ROUNDS, Ruleset, load_ruleset
 from arena.engine import events as ev
-from arena.envs import spaces
+from arena.envs import missing_extra, spaces
 from arena.envs.rewards import REWARDS, final_reward
 from arena.envs.table import BotTable
 from arena.players.loading import PlayerSpec, load_player_spec
+
+try:
+    import gymnasium as gym
+except ModuleNotFoundError as exc:  # the rl extra is not installed: say so in one line
+    raise missing_extra(exc) from None
 
 #: Seeds drawn when ``reset`` is given none: the range ``arena play`` draws its own from.
 _SEED_RANGE = 2**63
