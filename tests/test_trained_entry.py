@@ -218,3 +218,23 @@ def test_a_trained_table_enters_a_duel_and_a_league(table_file: Path, tmp_path: 
         [*ARENA, "league", "run", str(tmp_path / "league")], capture_output=True, text=True, timeout=300
     )
     assert "qbot version 1: its module changed since it was added" in run.stdout + run.stderr
+
+
+def test_a_league_run_from_another_folder_says_a_relative_table_is_not_found(
+    table_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.leagues import League
+    from arena.leagues.entries import changed_since_added
+
+    added_in = tmp_path / "bots"
+    added_in.mkdir()
+    (added_in / "q.npz").write_bytes(table_file.read_bytes())
+    league = League.create(tmp_path / "league", ["classic"], games=2, seed=1)
+    monkeypatch.chdir(added_in)
+    league.add(SPEC.format("q.npz"), name="qrel")
+    (entry,) = league.entries()
+    assert changed_since_added(entry, league.folder) is None  # from the folder it was added from
+    monkeypatch.chdir(tmp_path)
+    why = changed_since_added(entry, league.folder)
+    assert why is not None and "q.npz not found from this folder" in why
+    assert "module changed" not in why  # the module did not change: its table is elsewhere
