@@ -199,6 +199,8 @@ def test_an_action_the_mask_forbids_ends_the_episode_as_a_loss() -> None:
     _, reward, terminated, truncated, info = env.step(forbidden)
     assert (reward, terminated, truncated) == (-1.0, True, False)
     assert "is not legal here" in info["illegal"]
+    assert not info["action_mask"].any()  # the info of every step has the mask; none is legal now
+    assert not env.action_masks().any()
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
 

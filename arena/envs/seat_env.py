@@ -116,7 +116,8 @@ class SeatEnv(gym.Env[np.ndarray, np.int64]):
             self.table = None
             obs = np.zeros(spaces.observation_size(self.n_players), dtype=np.float32)
             reason = f"action {int(action)} is not legal here (see info['action_mask'])"
-            return obs, (-1.0 if self.reward_kind == "win" else 0.0), True, False, {"illegal": reason}
+            info = {"illegal": reason, "action_mask": self.action_masks()}  # all 0: the game is over
+            return obs, (-1.0 if self.reward_kind == "win" else 0.0), True, False, info
         table.act(decided)
         result = table.result
         if self.reward_kind == "points":
