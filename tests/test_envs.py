@@ -234,6 +234,17 @@ def test_points_rewards_add_up_to_the_final_score() -> None:
     assert total == info["result"].scores[1] > 0
 
 
+def test_gymnasium_make_builds_the_seat_env_under_its_id() -> None:
+    import gymnasium
+
+    env = gymnasium.make("arena.envs.seat_env:arena/Seat-v0", rules="classic", opponents=["optimal"])
+    assert isinstance(env.unwrapped, SeatEnv) and env.spec is not None
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, info = env.reset(seed=7)
+    same, _ = SeatEnv("classic", opponents=["optimal"]).reset(seed=7)
+    assert (obs == same).all() and (info["action_mask"] == env.unwrapped.action_masks()).all()
+
+
 def test_bad_arguments_are_one_line_errors() -> None:
     with pytest.raises(ValueError, match="reward 'elo': choose one of win, points"):
         SeatEnv("classic", reward="elo")

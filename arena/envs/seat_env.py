@@ -160,3 +160,12 @@ class SeatEnv(gym.Env[np.ndarray, np.int64]):
         if result is not None:
             info["result"] = result
         return info
+
+
+#: The Gymnasium id of :class:`SeatEnv`: ``gymnasium.make("arena.envs.seat_env:arena/Seat-v0",
+#: rules="classic", opponents=["optimal"])`` (Gymnasium imports the module before the colon,
+#: which registers it; after ``import arena.envs.seat_env``, the id alone does).
+ENV_ID = "arena/Seat-v0"
+
+if ENV_ID not in gym.registry:
+    gym.register(id=ENV_ID, entry_point="arena.envs.seat_env:SeatEnv")
