@@ -252,3 +252,6 @@ def test_bad_arguments_are_one_line_errors() -> None:
         SeatEnv("classic", opponents=["greedy"], seat=2)
     with pytest.raises(ValueError, match="unknown strategy 'gredy'"):
         SeatEnv("classic", opponents=["gredy"])
+    with pytest.raises(ValueError, match="a cmd: program plays in arena tournament"):
+        SeatEnv("classic", opponents=["cmd:python3 bot.py"])  # it said "no such file"
+    assert SeatEnv("classic", opponents="greedy").names == ("agent", "greedy")  # not 'g', 'r', ...

@@ -65,6 +65,14 @@ class SeatEnv(gym.Env[np.ndarray, np.int64]):
         on_event: Callable[[ev.Event], None] | None = None,
     ) -> None:
         self.rules = load_ruleset(rules)
+        if isinstance(opponents, str):  # one spec, not its letters
+            opponents = [opponents]
+        for text in opponents:
+            if text.strip().startswith("cmd:"):
+                raise ValueError(
+                    f"{text}: a cmd: program plays in arena tournament, duel and league; "
+                    "SeatEnv's opponents are Python strategies (a built-in, a file or a module)"
+                )
         n = len(opponents) + 1
         if not 0 <= seat < n:
             raise ValueError(f"seat {seat}: with {n} seats, choose 0 to {n - 1}")
