@@ -23,6 +23,7 @@ from arena.envs.q_table import QTable, TableError
 from arena.envs.table_player import QTablePlayer
 from arena.envs.train_q import main as train_main
 from arena.envs.train_q import train
+from arena.players.loading import StrategyError
 from arena.sandbox import exposure
 
 ARENA = [sys.executable, "-m", "arena.cli"]
@@ -238,3 +239,10 @@ def test_a_league_run_from_another_folder_says_a_relative_table_is_not_found(
     why = changed_since_added(entry, league.folder)
     assert why is not None and "q.npz not found from this folder" in why
     assert "module changed" not in why  # the module did not change: its table is elsewhere
+
+
+def test_a_table_named_through_a_link_is_refused_as_a_parameter_value(tmp_path: Path) -> None:
+    (tmp_path / "q.npz").write_bytes(b"numbers")
+    (tmp_path / "link.npz").symlink_to("q.npz")
+    with pytest.raises(StrategyError, match=r"^the parameter value link\.npz: .* is a symbolic link"):
+        exposure.parameter_paths(SPEC.format("link.npz"), tmp_path, ())  # it said "the argument"
