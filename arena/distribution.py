@@ -13,6 +13,6 @@ DISTRIBUTION = "zehntausend-arena"
 
 
 def install_hint(extra: str) -> str:
-    """The command that installs the optional ``extra`` (``plot``, ``dask``, ``fast``), right both
+    """The command that installs the optional ``extra`` (``plot``, ``dask``, ``fast``, ``rl``), right both
     for an installed arena and for a source checkout (an editable install of the folder)."""
     return f"pip install '{DISTRIBUTION}[{extra}]' (in a checkout of arena: pip install -e '.[{extra}]')"

@@ -199,6 +199,8 @@ def test_an_action_the_mask_forbids_ends_the_episode_as_a_loss() -> None:
     _, reward, terminated, truncated, info = env.step(forbidden)
     assert (reward, terminated, truncated) == (-1.0, True, False)
     assert "is not legal here" in info["illegal"]
+    assert not info["action_mask"].any()  # the info of every step has the mask; none is legal now
+    assert not env.action_masks().any()
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
 
@@ -232,6 +234,17 @@ def test_points_rewards_add_up_to_the_final_score() -> None:
     assert total == info["result"].scores[1] > 0
 
 
+def test_gymnasium_make_builds_the_seat_env_under_its_id() -> None:
+    import gymnasium
+
+    env = gymnasium.make("arena.envs.seat_env:arena/Seat-v0", rules="classic", opponents=["optimal"])
+    assert isinstance(env.unwrapped, SeatEnv) and env.spec is not None
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, info = env.reset(seed=7)
+    same, _ = SeatEnv("classic", opponents=["optimal"]).reset(seed=7)
+    assert (obs == same).all() and (info["action_mask"] == env.unwrapped.action_masks()).all()
+
+
 def test_bad_arguments_are_one_line_errors() -> None:
     with pytest.raises(ValueError, match="reward 'elo': choose one of win, points"):
         SeatEnv("classic", reward="elo")
@@ -239,3 +252,6 @@ def test_bad_arguments_are_one_line_errors() -> None:
         SeatEnv("classic", opponents=["greedy"], seat=2)
     with pytest.raises(ValueError, match="unknown strategy 'gredy'"):
         SeatEnv("classic", opponents=["gredy"])
+    with pytest.raises(ValueError, match="a cmd: program plays in arena tournament"):
+        SeatEnv("classic", opponents=["cmd:python3 bot.py"])  # it said "no such file"
+    assert SeatEnv("classic", opponents="greedy").names == ("agent", "greedy")  # not 'g', 'r', ...

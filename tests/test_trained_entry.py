@@ -23,6 +23,7 @@ from arena.envs.q_table import QTable, TableError
 from arena.envs.table_player import QTablePlayer
 from arena.envs.train_q import main as train_main
 from arena.envs.train_q import train
+from arena.players.loading import StrategyError
 from arena.sandbox import exposure
 
 ARENA = [sys.executable, "-m", "arena.cli"]
@@ -65,16 +66,55 @@ def test_the_trainer_gives_the_same_bytes_for_the_same_arguments(tmp_path: Path)
 def test_a_file_that_is_not_a_table_is_one_line(tmp_path: Path) -> None:
     (tmp_path / "notes.npz").write_text("not numpy")
     np.savez(tmp_path / "other.npz", weights=np.zeros(3))
+    np.save(tmp_path / "array.npy", np.zeros(3))  # np.load reads it as an array, not an archive
+    (tmp_path / "folder").mkdir()
     for name, why in (
         ("missing.npz", "no such file"),
         ("notes.npz", "not a Q-table"),
         ("other.npz", "not a Q-table"),
+        ("array.npy", "not a Q-table"),
+        ("folder", "not a Q-table"),
     ):
         with pytest.raises(TableError, match=why):
             QTable.load(tmp_path / name)
         result = CliRunner().invoke(cli, ["play", "--rules", "classic", "-p", SPEC.format(tmp_path / name)])
         assert result.exit_code != 0
         assert "Traceback" not in result.output and why in result.output
+        assert "pickled" not in result.output and "context manager" not in result.output  # numpy's words
+
+
+def test_the_trainer_refuses_an_out_it_cannot_write_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "folder").mkdir()
+    for out, why in (
+        (tmp_path / "none" / "q.npz", "no folder"),  # said before the training, not after it
+        (tmp_path / "folder", "Is a directory"),
+    ):
+        with pytest.raises(SystemExit) as exit_:
+            train_main(["--games", "2", "--out", str(out)])
+        assert exit_.value.code == 2
+        err = capsys.readouterr().err
+        assert why in err and "Traceback" not in err
+
+
+def test_without_the_rl_extra_the_environments_say_how_to_install_it(tmp_path: Path) -> None:
+    hide = "import sys; sys.modules['gymnasium'] = sys.modules['pettingzoo'] = None; "
+    for code in ("from arena.envs import SeatEnv", "import arena.envs.aec_env"):
+        run = subprocess.run([sys.executable, "-c", hide + code], capture_output=True, text=True, timeout=60)
+        assert run.returncode != 0
+        last = run.stderr.strip().splitlines()[-1]
+        assert last.startswith("arena.envs.MissingExtraError: arena.envs needs gymnasium: pip install")
+        assert "[rl]" in last
+    trainer = hide + "from arena.envs.train_q import main; main(['--games', '2', '--out', 'q.npz'])"
+    run = subprocess.run(
+        [sys.executable, "-c", trainer], capture_output=True, text=True, timeout=60, cwd=tmp_path
+    )
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.startswith("error: arena.envs needs gymnasium: pip install") and "[rl]" in run.stderr
+    # the player of a trained table needs NumPy only
+    player = hide + "from arena.envs.table_player import QTablePlayer"
+    assert subprocess.run([sys.executable, "-c", player], capture_output=True, timeout=60).returncode == 0
 
 
 def test_a_table_for_other_dice_is_refused_when_the_game_starts(table_file: Path) -> None:
@@ -179,3 +219,30 @@ def test_a_trained_table_enters_a_duel_and_a_league(table_file: Path, tmp_path: 
         [*ARENA, "league", "run", str(tmp_path / "league")], capture_output=True, text=True, timeout=300
     )
     assert "qbot version 1: its module changed since it was added" in run.stdout + run.stderr
+
+
+def test_a_league_run_from_another_folder_says_a_relative_table_is_not_found(
+    table_file: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from arena.leagues import League
+    from arena.leagues.entries import changed_since_added
+
+    added_in = tmp_path / "bots"
+    added_in.mkdir()
+    (added_in / "q.npz").write_bytes(table_file.read_bytes())
+    league = League.create(tmp_path / "league", ["classic"], games=2, seed=1)
+    monkeypatch.chdir(added_in)
+    league.add(SPEC.format("q.npz"), name="qrel")
+    (entry,) = league.entries()
+    assert changed_since_added(entry, league.folder) is None  # from the folder it was added from
+    monkeypatch.chdir(tmp_path)
+    why = changed_since_added(entry, league.folder)
+    assert why is not None and "q.npz not found from this folder" in why
+    assert "module changed" not in why  # the module did not change: its table is elsewhere
+
+
+def test_a_table_named_through_a_link_is_refused_as_a_parameter_value(tmp_path: Path) -> None:
+    (tmp_path / "q.npz").write_bytes(b"numbers")
+    (tmp_path / "link.npz").symlink_to("q.npz")
+    with pytest.raises(StrategyError, match=r"^the parameter value link\.npz: .* is a symbolic link"):
+        exposure.parameter_paths(SPEC.format("link.npz"), tmp_path, ())  # it said "the argument"

@@ -19,6 +19,23 @@ _EXPORTS = {"SeatEnv": "arena.envs.seat_env", "TableEnv": "arena.envs.aec_env"}
 
 __all__ = list(_EXPORTS)
 
+#: The modules of the ``rl`` extra.
+_EXTRA_MODULES = ("gymnasium", "pettingzoo")
+
+
+class MissingExtraError(ModuleNotFoundError):
+    """The ``rl`` extra is not installed; the message is one line that says how to install it."""
+
+
+def missing_extra(exc: ModuleNotFoundError) -> ModuleNotFoundError:
+    """``exc`` as a :class:`MissingExtraError` if it is a module of the ``rl`` extra, else itself."""
+    root = (exc.name or "").split(".")[0]
+    if root not in _EXTRA_MODULES:
+        return exc
+    from arena.distribution import install_hint
+
+    return MissingExtraError(f"arena.envs needs {root}: {install_hint('rl')}", name=exc.name)
+
 
 def __getattr__(name: str) -> Any:
     module_name = _EXPORTS.get(name)

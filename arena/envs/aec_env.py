@@ -25,15 +25,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar
 
-import gymnasium as gym
 import numpy as np
-from pettingzoo import AECEnv
 
 from arena.engine import DEFAULT_MAX_ROUNDS, Ruleset, load_ruleset
 from arena.engine import events as ev
-from arena.envs import spaces
+from arena.envs import missing_extra, spaces
 from arena.envs.rewards import REWARDS, final_reward
 from arena.envs.table import BotTable
+
+try:
+    import gymnasium as gym
+    from pettingzoo import AECEnv
+except ModuleNotFoundError as exc:  # the rl extra is not installed: say so in one line
+    raise missing_extra(exc) from None
 
 _SEED_RANGE = 2**63
 

@@ -15,6 +15,7 @@ numbers only, so loading one runs no code.
 from __future__ import annotations
 
 import os
+import zipfile
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,6 +47,10 @@ class QTable:
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> QTable:
         """The table saved at ``path``; :class:`TableError` in one line if it is not one."""
+        if not os.path.exists(path):
+            raise TableError(f"{path}: no such file")
+        if not zipfile.is_zipfile(path):  # np.load would read a .npy (an array) or call it pickled
+            raise TableError(f"{path}: not a Q-table (an .npz file with q, bucket, rules)")
         try:
             with np.load(path, allow_pickle=False) as data:
                 q, bucket, rules = data["q"], int(data["bucket"]), str(data["rules"])

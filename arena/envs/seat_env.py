@@ -31,15 +31,19 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import gymnasium as gym
 import numpy as np
 
 from arena.engine import DEFAULT_MAX_ROUNDS, Ruleset, load_ruleset
 from arena.engine import events as ev
-from arena.envs import spaces
+from arena.envs import missing_extra, spaces
 from arena.envs.rewards import REWARDS, final_reward
 from arena.envs.table import BotTable
 from arena.players.loading import PlayerSpec, load_player_spec
+
+try:
+    import gymnasium as gym
+except ModuleNotFoundError as exc:  # the rl extra is not installed: say so in one line
+    raise missing_extra(exc) from None
 
 #: Seeds drawn when ``reset`` is given none: the range ``arena play`` draws its own from.
 _SEED_RANGE = 2**63
@@ -61,6 +65,14 @@ class SeatEnv(gym.Env[np.ndarray, np.int64]):
         on_event: Callable[[ev.Event], None] | None = None,
     ) -> None:
         self.rules = load_ruleset(rules)
+        if isinstance(opponents, str):  # one spec, not its letters
+            opponents = [opponents]
+        for text in opponents:
+            if text.strip().startswith("cmd:"):
+                raise ValueError(
+                    f"{text}: a cmd: program plays in arena tournament, duel and league; "
+                    "SeatEnv's opponents are Python strategies (a built-in, a file or a module)"
+                )
         n = len(opponents) + 1
         if not 0 <= seat < n:
             raise ValueError(f"seat {seat}: with {n} seats, choose 0 to {n - 1}")
@@ -112,7 +124,8 @@ class SeatEnv(gym.Env[np.ndarray, np.int64]):
             self.table = None
             obs = np.zeros(spaces.observation_size(self.n_players), dtype=np.float32)
             reason = f"action {int(action)} is not legal here (see info['action_mask'])"
-            return obs, (-1.0 if self.reward_kind == "win" else 0.0), True, False, {"illegal": reason}
+            info = {"illegal": reason, "action_mask": self.action_masks()}  # all 0: the game is over
+            return obs, (-1.0 if self.reward_kind == "win" else 0.0), True, False, info
         table.act(decided)
         result = table.result
         if self.reward_kind == "points":
@@ -155,3 +168,12 @@ class SeatEnv(gym.Env[np.ndarray, np.int64]):
         if result is not None:
             info["result"] = result
         return info
+
+
+#: The Gymnasium id of :class:`SeatEnv`: ``gymnasium.make("arena.envs.seat_env:arena/Seat-v0",
+#: rules="classic", opponents=["optimal"])`` (Gymnasium imports the module before the colon,
+#: which registers it; after ``import arena.envs.seat_env``, the id alone does).
+ENV_ID = "arena/Seat-v0"
+
+if ENV_ID not in gym.registry:
+    gym.register(id=ENV_ID, entry_point="arena.envs.seat_env:SeatEnv")

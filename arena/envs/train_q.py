@@ -16,18 +16,21 @@ the same arguments give the same table, byte for byte.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 
 import numpy as np
 
 from arena.engine import RulesetError
+from arena.envs import MissingExtraError
 from arena.envs.q_table import QTable
-from arena.envs.seat_env import SeatEnv
 
 
 def train(rules: str, games: int, seed: int, *, alpha: float = 0.01, epsilon: float = 0.2) -> QTable:
     """Learn a :class:`QTable` for ``rules`` from ``games`` solo games (see the module docstring)."""
+    from arena.envs.seat_env import SeatEnv  # here: without the rl extra, main says so in one line
+
     env = SeatEnv(rules, opponents=(), reward="points")
     table = QTable.empty(env.rules)
     q = table.q
@@ -67,12 +70,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error(f"--games must be at least 1, got {args.games}")
+    folder = os.path.dirname(args.out) or "."
+    if not os.path.isdir(folder):  # before the training, not after it
+        parser.error(f"--out {args.out}: no folder {folder}")
     started = time.perf_counter()
     try:
         table = train(args.rules, args.games, args.seed, alpha=args.alpha, epsilon=args.epsilon)
-    except RulesetError as exc:
+    except (RulesetError, MissingExtraError) as exc:
         parser.exit(2, f"error: {exc}\n")
-    table.save(args.out)
+    try:
+        table.save(args.out)
+    except OSError as exc:
+        parser.exit(2, f"error: --out {args.out}: {exc.strerror}\n")
     seconds = time.perf_counter() - started
     print(f"trained on {args.games} games of {table.rules} in {seconds:.0f} s: {args.out}")
     return 0

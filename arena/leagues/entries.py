@@ -152,6 +152,13 @@ def changed_since_added(entry: Entry, league_folder: Path) -> str | None:
         if hint:
             what_now = "the files its command names changed or are not found"
             return f"{entry.name} version {entry.version}: {what_now}{hint}"
+        missing = _relative_parameter_files(entry)
+        if missing:
+            return (
+                f"{entry.name} version {entry.version}: {', '.join(missing)} not found from this folder "
+                "(its spec names it relative to the folder it was added from: run the league from "
+                "there, or arena league add it again by its absolute path)"
+            )
         return (
             f"{entry.name} version {entry.version}: its {what} changed since it was added "
             f"(arena league add it again to play the new version{_path_hint(entry)})"
@@ -175,6 +182,24 @@ def _path_hint(entry: Entry) -> str:
     found = shutil.which(program)
     now = f"it finds {found} now" if found else "it finds none now"
     return f"; if no file changed, PATH may find another {program} than when it was added: {now}"
+
+
+def _relative_parameter_files(entry: Entry) -> list[str]:
+    """The parameter values of a module's or a built-in's spec that look like relative file
+    names (``table=q.npz``) and name nothing from the current folder: a league run from another
+    folder than ``add`` misses them (the spec is stored as typed)."""
+    if entry.kind in ("command", "file"):
+        return []
+    _, params = split_spec(entry.spec)
+    values = [item.partition("=")[2].strip() for item in (params or "").split(",")]
+    return [
+        value
+        for value in values
+        if value
+        and not os.path.isabs(value)
+        and ("/" in value or os.path.splitext(value)[1][1:].isalpha())
+        and not os.path.lexists(value)
+    ]
 
 
 def _relative_hint(entry: Entry) -> str:

@@ -145,14 +145,14 @@ def _refuse_link(name: str, link: Path | None, what: str) -> None:
         )
 
 
-def _refuse_unreadable(name: str, path: Path) -> None:
+def _refuse_unreadable(name: str, path: Path, what: str = "the argument") -> None:
     """StrategyError in one line if ``path`` is not what arena reads of an entry
     (:func:`arena.safe_files.named_file`: a FIFO, socket or device, a file past the cap), so a
     seat is never started on one (its program would read a sparse giant for minutes)."""
     try:
         named_file(str(path))
     except OSError as exc:
-        raise StrategyError(f"the argument {name}: {exc.strerror}") from None
+        raise StrategyError(f"{what} {name}: {exc.strerror}") from None
 
 
 def _find(part: str, folders: Sequence[str]) -> tuple[Path, list[Path] | None] | None:
@@ -221,7 +221,9 @@ def strategy_paths(spec_text: str, cwd: Path) -> list[Path]:
     return module_paths(module_name)
 
 
-def argument_paths(arguments: Sequence[str], cwd: Path, hidden: Sequence[Path]) -> list[Path]:
+def argument_paths(
+    arguments: Sequence[str], cwd: Path, hidden: Sequence[Path], what: str = "the argument"
+) -> list[Path]:
     """The files (and folders) that a ``cmd:`` program's arguments name.  A folder that holds
     the current folder or a hidden folder (``.``, ``..``, ``/``, the run folder's parents) is
     left out: it would show everything below it.  Raises StrategyError for a path through a
@@ -236,8 +238,8 @@ def argument_paths(arguments: Sequence[str], cwd: Path, hidden: Sequence[Path]) 
             continue
         if _runtime_holds(path):
             continue  # such as a virtual environment's python: seen already, as runtime
-        _refuse_link(argument, link_on_the_way(argument, cwd), "the argument")
-        _refuse_unreadable(argument, path)
+        _refuse_link(argument, link_on_the_way(argument, cwd), what)
+        _refuse_unreadable(argument, path, what)
         if path.is_file() or (path.is_dir() and not any(_inside(k, [path]) for k in keep_out)):
             found.append(path)
     return found
@@ -249,7 +251,8 @@ def parameter_paths(spec_text: str, cwd: Path, hidden: Sequence[Path]) -> list[P
     (:func:`argument_paths`), files only: a value naming a folder shows nothing of it."""
     _, params = split_spec(spec_text.strip())
     values = [item.partition("=")[2].strip() for item in (params or "").split(",")]
-    return [path for path in argument_paths(values, cwd, hidden) if path.is_file()]
+    found = argument_paths(values, cwd, hidden, "the parameter value")
+    return [path for path in found if path.is_file()]
 
 
 def own_paths(seen: Sequence[Path]) -> list[Path]:
