@@ -43,15 +43,6 @@ def test_a_napping_bot_runs_out_of_its_game_clock_in_a_duel_and_resumed(tmp_path
     assert other.exit_code == 2 and "differs in: game_time" in other.stderr
 
 
-def test_without_a_game_clock_the_napper_plays_its_games_out(tmp_path: Path) -> None:
-    """The same duel without --game-time: no fault (each nap is under the 10 s move timeout)."""
-    out = tmp_path / "duel"
-    args = (str(NAPPER), "greedy", "--games", "2", "--seed", "1", "--move-timeout", "1")
-    done = duel(*args, "--out", str(out))
-    assert done.exit_code == 0, done.output
-    assert napper_rows(out) == [("ok", "")] * 2
-
-
 def test_a_bad_game_clock_is_one_line(tmp_path: Path) -> None:
     done = duel("greedy", "random", "--game-time", "0", "--out", str(tmp_path / "duel"))
     assert done.exit_code == 2
