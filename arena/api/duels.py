@@ -16,7 +16,7 @@ from arena.api.players import PlayerLike, resolve_player
 from arena.api.runs import compiled_flag, load_rulesets
 from arena.engine import Ruleset
 from arena.players import StrategyError
-from arena.tournaments.duel import DuelOutcome, Sprt, SprtError, duel_limit, duel_spec, run_duel
+from arena.tournaments.duel import DuelOutcome, Sprt, SprtError, duel_limit, duel_spec, run_spec_duel
 from arena.tournaments.run_folder import RunFolder, RunFolderError
 from arena.tournaments.run_info import now_text, run_info
 from arena.tournaments.runner import RunOutcome
@@ -193,20 +193,15 @@ def duel(
     workers = workers or os.cpu_count() or 1
     started = now_text()
     try:
-        outcome = run_duel(
+        outcome = run_spec_duel(
             ruleset,
-            spec.players[0],
-            spec.players[1],
-            games=spec.games,
-            seed=spec.seed,
+            spec,
             sprt=test,
             workers=workers,
-            move_timeout=spec.move_timeout,
             progress=progress,
             folder=folder,
             batch_size=batch_size,
             compiled=use_compiled,
-            seat_limits=spec.seat_limits,
         )
         data = write_duel_files(folder, spec, outcome, workers=workers, started=started, resumed_from=0)
     finally:

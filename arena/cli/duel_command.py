@@ -29,7 +29,7 @@ from arena.tournaments.duel import (
     duel_limit,
     duel_spec,
     replay_games,
-    run_duel,
+    run_spec_duel,
 )
 from arena.tournaments.duel_report import duel_text, interim_line
 from arena.tournaments.fault_log import FaultCollector, FaultStop, FaultWatch, full_traceback, warning_block
@@ -296,23 +296,17 @@ def duel_command(
                     stop = StopState()
                     try:
                         with stop_signals() as stop:  # SIGTERM stops the duel as Ctrl-C does
-                            outcome = run_duel(
+                            outcome = run_spec_duel(
                                 rules,
-                                spec.players[0],
-                                spec.players[1],
-                                games=spec.games,
-                                seed=spec.seed,
+                                spec,
                                 sprt=sprt,
                                 workers=workers,
-                                move_timeout=spec.move_timeout,
                                 progress=progress,
                                 folder=folder,
                                 batch_size=batch_size,
                                 on_batch=FaultWatch(fail_fast, collector),
                                 compiled=use_compiled,
-                                seat_limits=spec.seat_limits,
                                 on_tally=interim(sprt, as_json, progress, report_seconds, spec.labels),
-                                game_time=spec.game_time,
                             )
                     except FaultStop as fault:
                         fail_at_fault(fault.detail, folder.path)

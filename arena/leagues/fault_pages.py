@@ -26,6 +26,29 @@ def shown_traceback(traceback_text: str, folder: Path | None) -> str:
     return public(text, folder)
 
 
+def traceback_once(
+    traceback_text: str | None,
+    folder: Path | None,
+    game: int,
+    first_in: dict[str, int],
+    *,
+    last_chars: int | None = None,
+) -> str:
+    """A fault's traceback as a page shows it: the entry's own frames (:func:`shown_traceback`,
+    its last ``last_chars`` characters if given) in a ``<pre class="traceback">`` the first time
+    it appears among a page's faults (``first_in`` remembers where), then "the same traceback as
+    game N"; nothing for a fault with none."""
+    shown = shown_traceback(traceback_text, folder) if traceback_text else ""
+    if last_chars is not None:
+        shown = shown[-last_chars:]
+    if not shown:
+        return ""
+    if shown in first_in:
+        return f'<br><span class="same-traceback">the same traceback as game {first_in[shown]}</span>'
+    first_in[shown] = game
+    return f'<pre class="traceback">{html.escape(shown)}</pre>'
+
+
 def fault_items(
     faults: Sequence[sqlite3.Row], folder: Path | None, game_link: Callable[[int], str], *, who: bool = False
 ) -> list[str]:
@@ -35,14 +58,7 @@ def fault_items(
     first_in: dict[str, int] = {}
     items = []
     for f in faults:
-        shown = shown_traceback(f["traceback"], folder) if f["traceback"] else ""
-        if not shown:
-            trace = ""
-        elif shown in first_in:
-            trace = f'<br><span class="same-traceback">the same traceback as game {first_in[shown]}</span>'
-        else:
-            first_in[shown] = f["game"]
-            trace = f'<pre class="traceback">{html.escape(shown)}</pre>'
+        trace = traceback_once(f["traceback"], folder, f["game"], first_in)
         name = f"{html.escape(f['name'])}: " if who else ""
         items.append(
             f'<li class="fault">{game_link(f["game"])}: {name}{html.escape(f["status"])}: '

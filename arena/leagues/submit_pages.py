@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import sqlite3
 
-from arena.leagues.fault_pages import shown_traceback
+from arena.leagues.fault_pages import traceback_once
 from arena.leagues.ladder import SCHEDULE_KEY, games_left_in_rounds
 from arena.leagues.pages import entry_page_name
 from arena.leagues.public_paths import league_folder, public
@@ -175,16 +175,9 @@ def _fault_list(connection: sqlite3.Connection, entry_id: int) -> str:
     here = league_folder(connection)
     first_in: dict[str, int] = {}
     for r in rows:
-        # The entry's own frames, no absolute path of the organiser's machine (fault_pages),
-        # each traceback shown once, as the entrant's page shows them.
-        trace = shown_traceback(r["traceback"], here)[-TRACEBACK_CHARS:] if r["traceback"] else ""
-        if not trace:
-            shown = ""
-        elif trace in first_in:
-            shown = f'<br><span class="same-traceback">the same traceback as game {first_in[trace]}</span>'
-        else:
-            first_in[trace] = r["game"]
-            shown = f"<pre>{html.escape(trace)}</pre>"
+        # The entry's own frames, no absolute path of the organiser's machine, each traceback
+        # shown once, as the entrant's page shows them.
+        shown = traceback_once(r["traceback"], here, r["game"], first_in, last_chars=TRACEBACK_CHARS)
         items.append(
             f"<li>game {r['game']}: {html.escape(r['status'])}: {html.escape(public(r['reason'], here))}"
             + shown

@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
@@ -32,7 +33,16 @@ from arena.tournaments.run_folder import GAMES, RunFolder, RunFolderError
 from arena.tournaments.runner import BatchFailed, batch_results, seat_place
 from arena.tournaments.spec import DEFAULT_MOVE_TIMEOUT, TournamentSpec
 
-__all__ = ["DuelOutcome", "DuelTally", "Sprt", "SprtError", "duel_limit", "duel_spec", "run_duel"]
+__all__ = [
+    "DuelOutcome",
+    "DuelTally",
+    "Sprt",
+    "SprtError",
+    "duel_limit",
+    "duel_spec",
+    "run_duel",
+    "run_spec_duel",
+]
 
 PAIRS_PER_TASK = 100
 #: games.csv rows of one game pair (two games of two seats): the unit a resumed duel keeps.
@@ -196,6 +206,22 @@ def _cut(rows: str, lines: int) -> str:
     for _ in range(lines):
         end = rows.index("\n", end + 1)
     return rows[: end + 1]
+
+
+def run_spec_duel(rules: Ruleset, spec: TournamentSpec, **options: Any) -> DuelOutcome:
+    """:func:`run_duel` on what a duel's spec.json keeps (its two players, games, seed, move
+    timeout, seat limits and game clock); ``options`` are the rest of run_duel's keywords."""
+    return run_duel(
+        rules,
+        spec.players[0],
+        spec.players[1],
+        games=spec.games,
+        seed=spec.seed,
+        move_timeout=spec.move_timeout,
+        seat_limits=spec.seat_limits,
+        game_time=spec.game_time,
+        **options,
+    )
 
 
 def run_duel(
